@@ -1,0 +1,246 @@
+"""The ``sessiontools`` command: a thin layer over the library.
+
+Exit status (design/traces.md, "Command"): 0 done; 1 a damaged or unreadable log; 2 a usage
+error (a bad flag, an unusable path). Every error is one line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import tempfile
+import warnings
+from collections.abc import Sequence
+from typing import IO, Any, NoReturn
+
+import click
+
+from ._errors import InvalidIdError, LogError, SessionToolsWarning
+from ._otel import otlp_json, parse_span_id, parse_trace_id
+from ._version import __version__
+
+__all__ = ["cli", "main", "run"]
+
+EXIT_OK = 0
+EXIT_DAMAGED = 1
+EXIT_USAGE = 2
+
+
+class _Failure(Exception):
+    """A run that ends with one line on stderr and an exit status."""
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+class _Group(click.Group):
+    """A group whose every error, usage errors included, is one line on stderr."""
+
+    def main(  # type: ignore[override]
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> int:
+        if prog_name is None:
+            prog_name = self.name
+        try:
+            rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+            code = rv if isinstance(rv, int) else EXIT_OK
+        except click.UsageError as e:
+            where = e.ctx.command_path if e.ctx is not None else self._where(args)
+            message = _one_line(e.format_message()).rstrip(".")
+            _say(f"{where}: error: {message} (see '{where} --help')")
+            code = EXIT_USAGE
+        except click.ClickException as e:
+            _say(f"sessiontools: error: {_one_line(e.format_message())}")
+            code = e.exit_code
+        except click.Abort:
+            _say("sessiontools: aborted")
+            code = EXIT_DAMAGED
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+    def _where(self, args: Sequence[str] | None) -> str:
+        """The command an error without a context came from (click does not always say)."""
+        for arg in sys.argv[1:] if args is None else args:
+            if arg in self.commands:
+                return f"{self.name} {arg}"
+        return self.name or "sessiontools"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _say(line: str) -> None:
+    click.echo(line, err=True)
+
+
+@click.group("sessiontools", cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="sessiontools")
+def cli() -> None:
+    """Read agentloop session logs offline."""
+
+
+@cli.command("otel")
+@click.argument("session", metavar="SESSION.jsonl")
+@click.option("--out", metavar="FILE", help="Write to FILE (atomically) instead of stdout.")
+@click.option(
+    "--conversation-id",
+    metavar="ID",
+    help="gen_ai.conversation.id; default: the file's name without its extension.",
+)
+@click.option("--parent-trace", metavar="HEX", help="Put every run in this trace (32 hex).")
+@click.option(
+    "--parent-span",
+    metavar="HEX",
+    help="Parent of every run's span (16 hex; needs --parent-trace).",
+)
+@click.option("--service-name", default="agentloop", show_default=True, help="service.name.")
+@click.option("--agent-name", metavar="NAME", help="gen_ai.agent.name, and invoke_agent NAME.")
+def otel(
+    session: str,
+    out: str | None,
+    conversation_id: str | None,
+    parent_trace: str | None,
+    parent_span: str | None,
+    service_name: str,
+    agent_name: str | None,
+) -> int:
+    """Export SESSION.jsonl (a session log or a run's transcript; - for stdin) as one
+    OTLP/JSON ExportTraceServiceRequest, like `agentloop otel`."""
+    name = session
+    try:
+        parent_trace_id = _id(parse_trace_id, parent_trace, "--parent-trace")
+        parent_span_id = _id(parse_span_id, parent_span, "--parent-span")
+        if parent_span_id is not None and parent_trace_id is None:
+            raise click.UsageError("--parent-span needs --parent-trace")
+        source, name = _open_session(session)
+        try:
+            if out is not None:
+                _check_out(out, session)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", SessionToolsWarning)
+                try:
+                    data = otlp_json(
+                        source,
+                        conversation_id=conversation_id,
+                        parent_trace_id=parent_trace_id,
+                        parent_span_id=parent_span_id,
+                        service_name=service_name,
+                        agent_name=agent_name,
+                        name=name,
+                    )
+                finally:
+                    for w in caught:
+                        if issubclass(w.category, SessionToolsWarning):
+                            _say(f"sessiontools otel: warning: {w.message}")
+        finally:
+            if source is not _stdin():
+                source.close()
+        if out is None:
+            _write_stdout(data)
+        else:
+            _write_atomically(out, data)
+    except LogError as e:
+        _say(f"sessiontools otel: error: {e}")
+        return EXIT_DAMAGED
+    except _Failure as e:
+        _say(f"sessiontools otel: error: {e}")
+        return e.exit_code
+    except OSError as e:
+        _say(f"sessiontools otel: error: {name}: cannot read: {e.strerror or e}")
+        return EXIT_DAMAGED
+    return EXIT_OK
+
+
+def _id(parse: Any, text: str | None, flag: str) -> bytes | None:
+    if text is None:
+        return None
+    try:
+        ident: bytes = parse(text)
+    except InvalidIdError as e:
+        raise click.BadParameter(str(e), param_hint=flag) from None
+    return ident
+
+
+def _stdin() -> IO[bytes]:
+    return sys.stdin.buffer
+
+
+def _open_session(session: str) -> tuple[IO[bytes], str]:
+    if session == "-":
+        return _stdin(), "<stdin>"
+    try:
+        return open(session, "rb"), session
+    except IsADirectoryError:
+        raise click.BadParameter(f"{session} is a directory", param_hint="SESSION") from None
+    except OSError as e:
+        raise click.BadParameter(
+            f"cannot open {session}: {e.strerror or e}", param_hint="SESSION"
+        ) from None
+
+
+def _check_out(out: str, session: str) -> None:
+    directory = os.path.dirname(out) or "."
+    if os.path.isdir(out):
+        raise click.BadParameter(f"{out} is a directory", param_hint="--out")
+    if not os.path.isdir(directory):
+        raise click.BadParameter(f"no directory {directory}", param_hint="--out")
+    if session != "-" and os.path.exists(out) and os.path.samefile(out, session):
+        raise click.BadParameter(
+            "is the session itself; a reader never changes a session file", param_hint="--out"
+        )
+
+
+def _write_stdout(data: bytes) -> None:
+    stream = sys.stdout.buffer
+    try:
+        stream.write(data)
+        stream.flush()
+    except BrokenPipeError:
+        # The reader went away (`| head`): nothing more to say to it.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(devnull, sys.stdout.fileno())
+        raise _Failure("stdout was closed before the export was written", EXIT_DAMAGED) from None
+
+
+def _write_atomically(path: str, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file renamed into place."""
+    directory = os.path.dirname(path) or "."
+    try:
+        fd, tmp = tempfile.mkstemp(
+            dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp"
+        )
+    except OSError as e:
+        raise _Failure(f"cannot write {path}: {e.strerror or e}", EXIT_DAMAGED) from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except OSError as e:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise _Failure(f"cannot write {path}: {e.strerror or e}", EXIT_DAMAGED) from None
+
+
+def main(args: Sequence[str] | None = None) -> int:
+    """Run the command line on ``args`` (default ``sys.argv[1:]``); return the exit status."""
+    return cli.main(args, prog_name="sessiontools", standalone_mode=False)
+
+
+def run() -> NoReturn:
+    """The console script: ``sys.exit(main())``."""
+    sys.exit(main())

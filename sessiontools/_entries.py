@@ -1,0 +1,725 @@
+"""agentloop's log entries as Python values.
+
+Every type here mirrors the Go type of the same name in the agentloop seed
+(``../shared/seeds/002_b8baa2d9a4d5bb0e.txt``: ``Entry`` and every ``*Entry`` payload,
+``Message``, ``Part``, ``Usage``, ``Outcome``, ``ModelError``), with the JSON names as field
+names and two changes: times are integer Unix nanoseconds (``*_unix_nano``), and Go's zero
+time, which means "not set", is ``None``.
+
+Values are frozen. Raw JSON that Go keeps as ``json.RawMessage`` (a tool call's ``input``, a
+provider's ``native.data``) is the parsed JSON value; treat it as read-only.
+
+``decode_entry`` turns one parsed JSON object into an ``Entry``; it is the only place that
+knows the JSON shapes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, TypeAlias
+
+from ._times import ZERO_TIME_UNIX_NANO, parse_rfc3339
+from ._values import fast_maker
+
+__all__ = [
+    "CallStartedEntry",
+    "DecisionEntry",
+    "Display",
+    "Entry",
+    "LabelsEntry",
+    "Message",
+    "MessageEntry",
+    "ModelError",
+    "ModelErrorEntry",
+    "ModelUsage",
+    "Native",
+    "Outcome",
+    "Part",
+    "Payload",
+    "PinsEntry",
+    "Refusal",
+    "RunStartedEntry",
+    "Source",
+    "ToolCall",
+    "ToolResult",
+    "ToolResultEntry",
+    "UnknownEntry",
+    "Usage",
+]
+
+#: A parsed JSON value: what Go keeps as ``json.RawMessage``.
+JSONValue: TypeAlias = Any
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Tokens one or more model calls counted: agentloop's ``Usage``.
+
+    Four disjoint counts (reading.md): ``input_tokens`` is the *uncached* input;
+    ``cache_read_tokens`` were served from the provider's cache and ``cache_write_tokens``
+    written to it. ``total_tokens`` is their sum with the output, as Go's ``Usage.Total``.
+    """
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        """Every token the provider counted (Go's ``Usage.Total``)."""
+        return (
+            self.input_tokens
+            + self.output_tokens
+            + self.cache_read_tokens
+            + self.cache_write_tokens
+        )
+
+    def __add__(self, other: Usage) -> Usage:
+        return _new_usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cache_read_tokens + other.cache_read_tokens,
+            self.cache_write_tokens + other.cache_write_tokens,
+        )
+
+    def __bool__(self) -> bool:
+        return bool(
+            self.input_tokens
+            or self.output_tokens
+            or self.cache_read_tokens
+            or self.cache_write_tokens
+        )
+
+
+ZERO_USAGE = Usage()
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """The model asking to run a tool: ``id``, tool ``name`` and raw JSON ``input``."""
+
+    id: str
+    name: str
+    input: JSONValue
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """The answer to one ``ToolCall``, as the model is given it."""
+
+    call_id: str
+    content: str
+    is_error: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One piece of a message. ``type`` is ``text``, ``reasoning``, ``tool_call`` or
+    ``tool_result`` and says which other field is set."""
+
+    type: str
+    text: str = ""
+    tool_call: ToolCall | None = None
+    tool_result: ToolResult | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Native:
+    """A provider's own record of an assistant turn: its ``provider`` name (such as
+    ``anthropic`` or ``openai``), the ``model`` id and its raw ``data``."""
+
+    provider: str
+    model: str
+    data: JSONValue
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One turn of the conversation: ``role`` is ``user`` or ``assistant``."""
+
+    role: str
+    parts: tuple[Part, ...]
+    native: Native | None = None
+
+    @property
+    def tool_calls(self) -> tuple[ToolCall, ...]:
+        """The message's tool calls, in order."""
+        return tuple(p.tool_call for p in self.parts if p.tool_call is not None)
+
+    @property
+    def text(self) -> str:
+        """The message's text parts, joined."""
+        return "".join(p.text for p in self.parts if p.type == "text")
+
+
+@dataclass(frozen=True, slots=True)
+class ModelUsage:
+    """What one model call a tool made cost, and the ``model`` that served it."""
+
+    model: str
+    usage: Usage
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """One thing a display draws on: a ``title`` and a ``ref`` such as ``doc:notes.md``."""
+
+    title: str
+    ref: str
+
+
+@dataclass(frozen=True, slots=True)
+class Display:
+    """What a tool result showed the operator and never the model."""
+
+    title: str
+    body: str
+    labels: tuple[str, ...]
+    sources: tuple[Source, ...]
+    ref: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ModelError:
+    """A model call that failed, sorted by ``kind``.
+
+    ``kind`` is one of ``rate_limited``, ``overloaded``, ``unreachable``, ``unauthorized``,
+    ``billing``, ``not_found``, ``invalid_request``; ``status`` is the HTTP status, 0 when
+    unknown. ``retry_after_unix_nano`` and ``resets_at_unix_nano`` are ``None`` when the
+    provider did not say (Go's zero time).
+    """
+
+    kind: str
+    message: str
+    status: int = 0
+    retry_after_unix_nano: int | None = None
+    resets_at_unix_nano: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """One tool result the session was not given, because it carried forbidden labels."""
+
+    call_id: str
+    tool: str
+    labels: tuple[str, ...]
+
+
+# Payloads, one per entry type.
+
+
+@dataclass(frozen=True, slots=True)
+class RunStartedEntry:
+    """``run_started``: a run began, with the user's ``prompt`` (empty on a bare resume)."""
+
+    prompt: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class MessageEntry:
+    """``message``: a message joined the conversation.
+
+    For an assistant turn it also carries why the turn ended (``stop``: ``end_turn``,
+    ``tool_use``, ``max_tokens``, ``refusal``, ``pause``), what it cost and the ``model`` that
+    served it.
+    """
+
+    message: Message
+    usage: Usage
+    stop: str = ""
+    model: str = ""
+    refusal: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionEntry:
+    """``decision``: a policy's ``verdict`` (``allow`` or ``deny``) on one call."""
+
+    call_id: str
+    tool: str
+    verdict: str
+    reason: str = ""
+    labels: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CallStartedEntry:
+    """``call_started``: written immediately before a tool runs."""
+
+    call_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResultEntry:
+    """``tool_result``: how a call ended, and the labels its result added to the session."""
+
+    result: ToolResult
+    labels: tuple[str, ...] = ()
+    log: str = ""
+    usage: tuple[ModelUsage, ...] = ()
+    display: Display | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ModelErrorEntry:
+    """``model_error``: one failed model call; ``retry`` says whether the loop tried again,
+    after ``wait_ms`` milliseconds."""
+
+    error: ModelError
+    retry: bool = False
+    wait_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """``run_ended``: how a run ended (Go's ``Outcome``).
+
+    ``reason`` is ``completed``, ``max_tokens``, ``refused``, ``limit``, ``model_error``,
+    ``canceled`` or ``forbidden``. ``turns`` and ``usage`` count this run only, the model calls
+    its tools made included.
+    """
+
+    reason: str
+    turns: int = 0
+    usage: Usage = ZERO_USAGE
+    text: str = ""
+    error: ModelError | None = None
+    limit: str = ""
+    forbidden: tuple[str, ...] = ()
+    refused: tuple[Refusal, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class LabelsEntry:
+    """``labels``: labels added from outside any call; ``source`` is ``seed``."""
+
+    labels: tuple[str, ...]
+    source: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PinsEntry:
+    """``pins``: digests of tool definitions the session pinned, by tool name."""
+
+    pins: Mapping[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class UnknownEntry:
+    """An entry of a ``type`` this version does not know, kept as parsed JSON."""
+
+    type: str
+    data: JSONValue
+
+
+Payload: TypeAlias = (
+    RunStartedEntry
+    | MessageEntry
+    | DecisionEntry
+    | CallStartedEntry
+    | ToolResultEntry
+    | ModelErrorEntry
+    | Outcome
+    | LabelsEntry
+    | PinsEntry
+    | UnknownEntry
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One line of a session's log.
+
+    Attributes:
+        seq: the entry's sequence number in its session.
+        time_unix_nano: when it was written, in nanoseconds since the Unix epoch.
+        type: the entry type (``run_started``, ``message``, ``decision``, ``call_started``,
+            ``tool_result``, ``model_error``, ``run_ended``, ``labels``, ``pins``, or one
+            this version does not know).
+        payload: the value the type names (``Outcome`` for ``run_ended``).
+        utc_offset_seconds: the UTC offset the time was written with.
+        line: the 1-based line of the log it was read from (0 when not read from a log);
+            not part of the entry's value, and ignored by ``==``.
+    """
+
+    seq: int
+    time_unix_nano: int
+    type: str
+    payload: Payload
+    utc_offset_seconds: int = 0
+    line: int = field(default=0, compare=False)
+
+
+# Decoding: parsed JSON -> values. Go's decoder treats a missing field and `null` alike (the
+# zero value), refuses a value of the wrong JSON type, and ignores unknown names; so do these,
+# except that unknown names are reported through `on_unknown` (reading.md, "Unknown").
+
+
+class BadEntry(Exception):
+    """A complete JSON line that is not a usable entry; the reader adds file and line."""
+
+
+_new_usage = fast_maker(Usage)
+_new_tool_call = fast_maker(ToolCall)
+_new_tool_result = fast_maker(ToolResult)
+_new_part = fast_maker(Part)
+_new_native = fast_maker(Native)
+_new_message = fast_maker(Message)
+_new_model_usage = fast_maker(ModelUsage)
+_new_model_error = fast_maker(ModelError)
+_new_run_started = fast_maker(RunStartedEntry)
+_new_message_entry = fast_maker(MessageEntry)
+_new_decision = fast_maker(DecisionEntry)
+_new_call_started = fast_maker(CallStartedEntry)
+_new_tool_result_entry = fast_maker(ToolResultEntry)
+_new_model_error_entry = fast_maker(ModelErrorEntry)
+_new_outcome = fast_maker(Outcome)
+_new_labels = fast_maker(LabelsEntry)
+_new_entry = fast_maker(Entry)
+
+_EMPTY: dict[str, Any] = {}
+
+
+def _kind(v: object) -> str:
+    if isinstance(v, bool):
+        return "a boolean"
+    if isinstance(v, int | float):
+        return "a number"
+    if isinstance(v, str):
+        return "a string"
+    if isinstance(v, list):
+        return "an array"
+    if isinstance(v, dict):
+        return "an object"
+    return "null"
+
+
+def _str(d: dict[str, Any], key: str, ctx: str) -> str:
+    v = d.get(key)
+    if v.__class__ is str:
+        return v
+    if v is None:
+        return ""
+    raise BadEntry(f"{ctx}.{key} is {_kind(v)}, not a string")
+
+
+def _int(d: dict[str, Any], key: str, ctx: str) -> int:
+    v = d.get(key)
+    if v.__class__ is int:
+        return v
+    if v is None:
+        return 0
+    raise BadEntry(f"{ctx}.{key} is {_kind(v)}, not an integer")
+
+
+def _bool(d: dict[str, Any], key: str, ctx: str) -> bool:
+    v = d.get(key)
+    if v.__class__ is bool:
+        return v
+    if v is None:
+        return False
+    raise BadEntry(f"{ctx}.{key} is {_kind(v)}, not a boolean")
+
+
+def _obj(d: dict[str, Any], key: str, ctx: str) -> dict[str, Any] | None:
+    v = d.get(key)
+    if v.__class__ is dict:
+        return v
+    if v is None:
+        return None
+    raise BadEntry(f"{ctx}.{key} is {_kind(v)}, not an object")
+
+
+def _list(d: dict[str, Any], key: str, ctx: str) -> list[Any]:
+    v = d.get(key)
+    if v.__class__ is list:
+        return v
+    if v is None:
+        return []
+    raise BadEntry(f"{ctx}.{key} is {_kind(v)}, not an array")
+
+
+def _labels(d: dict[str, Any], key: str, ctx: str) -> tuple[str, ...]:
+    v = d.get(key)
+    if v is None:
+        return ()
+    if v.__class__ is list:
+        for label in v:
+            if label.__class__ is not str:
+                raise BadEntry(f"{ctx}.{key} holds {_kind(label)}, not only strings")
+        return tuple(v)
+    raise BadEntry(f"{ctx}.{key} is {_kind(v)}, not an array of strings")
+
+
+def _time(d: dict[str, Any], key: str, ctx: str) -> int | None:
+    """An optional time (Go's ``omitzero``): ``None`` when absent, null or Go's zero time."""
+    v = d.get(key)
+    if v is None:
+        return None
+    if v.__class__ is not str:
+        raise BadEntry(f"{ctx}.{key} is {_kind(v)}, not a time")
+    try:
+        unix_nano = parse_rfc3339(v)[0]
+    except ValueError as e:
+        raise BadEntry(f"{ctx}.{key}: {e}") from None
+    return None if unix_nano == ZERO_TIME_UNIX_NANO else unix_nano
+
+
+def _usage(d: dict[str, Any] | None, ctx: str) -> Usage:
+    if d is None:
+        return ZERO_USAGE
+    return _new_usage(
+        _int(d, "input_tokens", ctx),
+        _int(d, "output_tokens", ctx),
+        _int(d, "cache_read_tokens", ctx),
+        _int(d, "cache_write_tokens", ctx),
+    )
+
+
+def _part(d: object, ctx: str) -> Part:
+    if d.__class__ is not dict:
+        raise BadEntry(f"{ctx} is {_kind(d)}, not an object")
+    assert isinstance(d, dict)
+    call = d.get("tool_call")
+    tool_call = None
+    if call is not None:
+        if call.__class__ is not dict:
+            raise BadEntry(f"{ctx}.tool_call is {_kind(call)}, not an object")
+        c = ctx + ".tool_call"
+        tool_call = _new_tool_call(_str(call, "id", c), _str(call, "name", c), call.get("input"))
+    result = d.get("tool_result")
+    tool_result = None
+    if result is not None:
+        if result.__class__ is not dict:
+            raise BadEntry(f"{ctx}.tool_result is {_kind(result)}, not an object")
+        tool_result = _result(result, ctx + ".tool_result")
+    return _new_part(_str(d, "type", ctx), _str(d, "text", ctx), tool_call, tool_result)
+
+
+def _result(d: dict[str, Any], ctx: str) -> ToolResult:
+    return _new_tool_result(
+        _str(d, "call_id", ctx), _str(d, "content", ctx), _bool(d, "is_error", ctx)
+    )
+
+
+def _message(d: dict[str, Any] | None, ctx: str) -> Message:
+    if d is None:
+        return _new_message("", (), None)
+    native = _obj(d, "native", ctx)
+    nat = None
+    if native is not None:
+        c = ctx + ".native"
+        nat = _new_native(_str(native, "provider", c), _str(native, "model", c), native.get("data"))
+    parts = _list(d, "parts", ctx)
+    pc = ctx + ".parts"
+    return _new_message(_str(d, "role", ctx), tuple([_part(p, pc) for p in parts]), nat)
+
+
+def _model_error(d: dict[str, Any] | None, ctx: str) -> ModelError:
+    if d is None:
+        return _new_model_error("", "", 0, None, None)
+    return _new_model_error(
+        _str(d, "kind", ctx),
+        _str(d, "message", ctx),
+        _int(d, "status", ctx),
+        _time(d, "retry_after", ctx),
+        _time(d, "resets_at", ctx),
+    )
+
+
+def _model_usages(d: dict[str, Any], ctx: str) -> tuple[ModelUsage, ...]:
+    out = []
+    for u in _list(d, "usage", ctx):
+        if u.__class__ is not dict:
+            raise BadEntry(f"{ctx}.usage holds {_kind(u)}, not objects")
+        c = ctx + ".usage"
+        out.append(_new_model_usage(_str(u, "model", c), _usage(_obj(u, "usage", c), c)))
+    return tuple(out)
+
+
+def _display(d: dict[str, Any] | None, ctx: str) -> Display | None:
+    if d is None:
+        return None
+    sources = []
+    for s in _list(d, "sources", ctx):
+        if s.__class__ is not dict:
+            raise BadEntry(f"{ctx}.sources holds {_kind(s)}, not objects")
+        sources.append(Source(_str(s, "title", ctx), _str(s, "ref", ctx)))
+    return Display(
+        _str(d, "title", ctx),
+        _str(d, "body", ctx),
+        _labels(d, "labels", ctx),
+        tuple(sources),
+        _str(d, "ref", ctx),
+    )
+
+
+def _run_started(d: dict[str, Any]) -> RunStartedEntry:
+    return _new_run_started(_str(d, "prompt", "run_started"))
+
+
+def _message_entry(d: dict[str, Any]) -> MessageEntry:
+    ctx = "message"
+    return _new_message_entry(
+        _message(_obj(d, "message", ctx), "message.message"),
+        _usage(_obj(d, "usage", ctx), "message.usage"),
+        _str(d, "stop", ctx),
+        _str(d, "model", ctx),
+        _str(d, "refusal", ctx),
+    )
+
+
+def _decision(d: dict[str, Any]) -> DecisionEntry:
+    ctx = "decision"
+    return _new_decision(
+        _str(d, "call_id", ctx),
+        _str(d, "tool", ctx),
+        _str(d, "verdict", ctx),
+        _str(d, "reason", ctx),
+        _labels(d, "labels", ctx),
+    )
+
+
+def _call_started(d: dict[str, Any]) -> CallStartedEntry:
+    return _new_call_started(_str(d, "call_id", "call_started"))
+
+
+def _tool_result(d: dict[str, Any]) -> ToolResultEntry:
+    ctx = "tool_result"
+    result = _obj(d, "result", ctx)
+    return _new_tool_result_entry(
+        _result(result, "tool_result.result") if result is not None else ToolResult("", ""),
+        _labels(d, "labels", ctx),
+        _str(d, "log", ctx),
+        _model_usages(d, ctx),
+        _display(_obj(d, "display", ctx), "tool_result.display"),
+    )
+
+
+def _model_error_entry(d: dict[str, Any]) -> ModelErrorEntry:
+    ctx = "model_error"
+    return _new_model_error_entry(
+        _model_error(_obj(d, "error", ctx), "model_error.error"),
+        _bool(d, "retry", ctx),
+        _int(d, "wait_ms", ctx),
+    )
+
+
+def decode_outcome(d: dict[str, Any], ctx: str = "run_ended") -> Outcome:
+    """An ``Outcome`` from its parsed JSON (a ``run_ended`` payload or a transcript's last line).
+
+    Raises:
+        BadEntry: a field has the wrong JSON type.
+    """
+    refused = []
+    for r in _list(d, "refused", ctx):
+        if r.__class__ is not dict:
+            raise BadEntry(f"{ctx}.refused holds {_kind(r)}, not objects")
+        c = ctx + ".refused"
+        refused.append(Refusal(_str(r, "call_id", c), _str(r, "tool", c), _labels(r, "labels", c)))
+    error = _obj(d, "error", ctx)
+    return _new_outcome(
+        _str(d, "reason", ctx),
+        _int(d, "turns", ctx),
+        _usage(_obj(d, "usage", ctx), ctx + ".usage"),
+        _str(d, "text", ctx),
+        _model_error(error, ctx + ".error") if error is not None else None,
+        _str(d, "limit", ctx),
+        _labels(d, "forbidden", ctx),
+        tuple(refused),
+    )
+
+
+def _labels_entry(d: dict[str, Any]) -> LabelsEntry:
+    return _new_labels(_labels(d, "labels", "labels"), _str(d, "source", "labels"))
+
+
+def _pins(d: dict[str, Any]) -> PinsEntry:
+    pins = _obj(d, "pins", "pins") or _EMPTY
+    for k, v in pins.items():
+        if v.__class__ is not str:
+            raise BadEntry(f"pins.pins[{k!r}] is {_kind(v)}, not a string")
+    return PinsEntry(MappingProxyType(dict(pins)))
+
+
+_DECODERS = {
+    "run_started": _run_started,
+    "message": _message_entry,
+    "decision": _decision,
+    "call_started": _call_started,
+    "tool_result": _tool_result,
+    "model_error": _model_error_entry,
+    "run_ended": decode_outcome,
+    "labels": _labels_entry,
+    "pins": _pins,
+}
+
+#: The JSON names each payload may hold, by entry type (the Go struct tags of the seed).
+PAYLOAD_FIELDS: dict[str, frozenset[str]] = {
+    "run_started": frozenset({"prompt"}),
+    "message": frozenset({"message", "stop", "usage", "model", "refusal"}),
+    "decision": frozenset({"call_id", "tool", "verdict", "reason", "labels"}),
+    "call_started": frozenset({"call_id"}),
+    "tool_result": frozenset({"result", "labels", "log", "usage", "display"}),
+    "model_error": frozenset({"error", "retry", "wait_ms"}),
+    "run_ended": frozenset(
+        {"reason", "text", "error", "limit", "forbidden", "refused", "turns", "usage"}
+    ),
+    "labels": frozenset({"labels", "source"}),
+    "pins": frozenset({"pins"}),
+}
+
+ENTRY_FIELDS = frozenset({"seq", "time", "type", *PAYLOAD_FIELDS})
+
+
+def is_entry_shaped(obj: object) -> bool:
+    """Whether a parsed line is meant as an entry: an object with ``seq`` and ``type``."""
+    return obj.__class__ is dict and "seq" in obj and "type" in obj
+
+
+def decode_entry(obj: dict[str, Any], line: int, on_unknown: Any) -> Entry:
+    """Make an ``Entry`` from one parsed log line.
+
+    Args:
+        obj: the line's JSON object; ``is_entry_shaped(obj)`` must hold.
+        line: the 1-based line number, kept on the entry for messages.
+        on_unknown: called with a short description (``entry type "x"``, ``field
+            message.foo``) for each unknown type or field, so the reader can warn once.
+
+    Raises:
+        BadEntry: the object is not a usable entry (reading.md: such a line is damage).
+    """
+    seq = obj["seq"]
+    if seq.__class__ is not int:
+        raise BadEntry(f"seq is {_kind(seq)}, not an integer")
+    etype = obj["type"]
+    if etype.__class__ is not str:
+        raise BadEntry(f"type is {_kind(etype)}, not a string")
+    text = obj.get("time")
+    if text.__class__ is not str:
+        raise BadEntry(f"time is {_kind(text)}, not an RFC 3339 time")
+    try:
+        time_unix_nano, offset = parse_rfc3339(text)
+    except ValueError as e:
+        raise BadEntry(str(e)) from None
+    if not ENTRY_FIELDS.issuperset(obj):
+        for k in obj:
+            if k not in ENTRY_FIELDS and k != etype:  # an unknown type's own payload
+                on_unknown(f"field {k!r}")
+    decoder = _DECODERS.get(etype)
+    if decoder is None:
+        on_unknown(f"entry type {etype!r}")
+        return _new_entry(
+            seq, time_unix_nano, etype, UnknownEntry(etype, obj.get(etype)), offset, line
+        )
+    data = obj.get(etype)
+    if data.__class__ is not dict:
+        raise BadEntry(f"a {etype} entry without its {etype!r} object")
+    if not PAYLOAD_FIELDS[etype].issuperset(data):
+        for k in data:
+            if k not in PAYLOAD_FIELDS[etype]:
+                on_unknown(f"field {etype}.{k}")
+    return _new_entry(seq, time_unix_nano, etype, decoder(data), offset, line)

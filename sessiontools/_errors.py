@@ -1,0 +1,92 @@
+"""What can go wrong, and what is only worth a warning.
+
+The exception tree::
+
+    SessionToolsError                 anything sessiontools raises on purpose
+     ├── LogError                     a session log that cannot be read as agentloop's
+     │    ├── DamagedLogError         a line that is not complete JSON, before the last line
+     │    └── EntryError              a complete JSON line that is not a usable entry
+     └── InvalidIdError (ValueError)  a trace or span id given in hex that is not one
+
+    SessionToolsWarning (UserWarning)
+     ├── TornTailWarning              the last line is a write cut short; it was ignored
+     └── UnknownEntryWarning          an entry type or field from a newer agentloop; kept
+
+``OSError`` from opening or reading a file is passed through unchanged.
+
+Every ``LogError`` names the file, the 1-based line number and the byte offset at which that
+line starts, and its ``str()`` is one line a person can act on.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "DamagedLogError",
+    "EntryError",
+    "InvalidIdError",
+    "LogError",
+    "SessionToolsError",
+    "SessionToolsWarning",
+    "TornTailWarning",
+    "UnknownEntryWarning",
+]
+
+
+class SessionToolsError(Exception):
+    """The base of every error sessiontools raises on purpose."""
+
+
+class LogError(SessionToolsError):
+    """A session log that cannot be read as an agentloop log.
+
+    Attributes:
+        name: the file's name as given (a path, or ``<stdin>``).
+        line: the 1-based number of the offending line.
+        offset: the byte offset, from the start of the file, at which that line starts.
+        problem: what is wrong with the line, in a few words.
+    """
+
+    hint = "the log is damaged; restore it from a copy, or cut it before this line"
+
+    def __init__(self, name: str, line: int, offset: int, problem: str) -> None:
+        self.name = name
+        self.line = line
+        self.offset = offset
+        self.problem = problem
+        super().__init__(f"{name}: line {line} (byte {offset}): {problem}; {self.hint}")
+
+
+class DamagedLogError(LogError):
+    """A line that is not complete JSON, with more lines after it (reading.md, "Damage").
+
+    Only the last line of a log may be incomplete: that is a write cut short by a crash, and
+    is reported as a ``TornTailWarning`` instead.
+    """
+
+
+class EntryError(LogError):
+    """A complete JSON line that is not a usable agentloop entry.
+
+    For instance a ``seq`` that is not an integer, a time that is not RFC 3339, or an entry
+    whose payload is missing. agentloop's own reader (Go's ``encoding/json``) refuses such a
+    line too.
+    """
+
+
+class InvalidIdError(SessionToolsError, ValueError):
+    """A trace id or span id given in hex that is not one.
+
+    A trace id is 32 hex digits and a span id 16, not all zero (OTel trace API, "SpanContext").
+    """
+
+
+class SessionToolsWarning(UserWarning):
+    """The base of every warning sessiontools gives while reading."""
+
+
+class TornTailWarning(SessionToolsWarning):
+    """The last line of a log is not complete JSON: a write cut short by a crash, ignored."""
+
+
+class UnknownEntryWarning(SessionToolsWarning):
+    """An entry type, or a field, that this version does not know: kept, and reported once."""

@@ -1,0 +1,365 @@
+"""Writing JSON the way agentloop's Go code does (``encoding/json``).
+
+What Go's encoder does, as the seeds' README sums it up and Go's source confirms:
+
+- a struct's fields in declaration order; ``omitempty`` fields dropped when empty; a map's
+  keys sorted;
+- strings: ``"`` and ``\\`` escaped, ``\\n``, ``\\r``, ``\\t``, ``\\b``, ``\\f`` as such, other
+  control characters as ``\\u00XX``; ``<``, ``>``, ``&``, U+2028 and U+2029 as ``\\u003c``,
+  ``\\u003e``, ``\\u0026``, ``\\u2028``, ``\\u2029`` (HTML-safe escaping is on by default);
+  invalid UTF-8 (here: a lone surrogate in a ``str``) as ``\\ufffd``; everything else as UTF-8;
+- ``time.Time`` as RFC 3339 with up to nine fractional digits (``format_rfc3339``);
+- floats in the shortest form that reads back, positional unless the exponent is below -6 or
+  at least 21;
+- a ``json.RawMessage`` copied through compacted, with ``<``, ``>``, ``&``, U+2028 and U+2029
+  escaped as in strings (``compact(..., escapeHTML)`` in Go's ``encode.go``); invalid UTF-8 and
+  escaped lone surrogates inside it pass through unchanged.
+
+``encode_entry`` writes one ``Entry`` as the log line Go would write for it (without the
+``\\n``). Tool inputs and provider data are written from their parsed value; that gives Go's
+bytes for any input Go itself wrote, except for numbers whose text a parse does not keep
+(``1.0`` reads back as ``1``). A ``RawJSON`` value is written exactly as given: use it for bytes
+that are already what Go writes, or to reproduce what an earlier agentloop logged verbatim.
+
+Not yet exact (the session library's writer will be): Go writes a nil slice or map that is not
+``omitempty`` as ``null`` where this writes ``[]``; a ``ModelError``'s ``retry_after`` and
+``resets_at`` are written in UTC, whatever offset they were read with.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from decimal import Decimal
+from typing import Any
+
+from ._entries import (
+    CallStartedEntry,
+    DecisionEntry,
+    Display,
+    Entry,
+    LabelsEntry,
+    Message,
+    MessageEntry,
+    ModelError,
+    ModelErrorEntry,
+    Outcome,
+    Part,
+    PinsEntry,
+    RunStartedEntry,
+    ToolResult,
+    ToolResultEntry,
+    UnknownEntry,
+    Usage,
+)
+from ._times import format_rfc3339
+
+__all__ = ["RawJSON", "dumps", "encode_entry"]
+
+
+class RawJSON(bytes):
+    """JSON bytes written exactly as they are (Go's ``json.RawMessage``, already compacted)."""
+
+
+_ESCAPE = re.compile(r'["\\\x00-\x1f<>&\u2028\u2029\ud800-\udfff]')
+_SHORT = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
+
+
+def _escape(m: re.Match[str]) -> str:
+    c = m.group()
+    short = _SHORT.get(c)
+    if short is not None:
+        return short
+    code = ord(c)
+    if 0xD800 <= code <= 0xDFFF:
+        return "\\ufffd"
+    return f"\\u{code:04x}"
+
+
+def _string(s: str) -> str:
+    return '"' + _ESCAPE.sub(_escape, s) + '"'
+
+
+def _float(f: float) -> str:
+    # Go: strconv.AppendFloat(f, 'f' or 'e', -1, 64), 'e' when |f| < 1e-6 or |f| >= 1e21, then
+    # "e-07" shortened to "e-7". Python's repr gives the same shortest digits.
+    if math.isnan(f) or math.isinf(f):
+        raise ValueError(f"JSON has no {f}")
+    a = abs(f)
+    if a != 0 and (a < 1e-6 or a >= 1e21):
+        text = repr(f)
+        if len(text) >= 4 and text[-4:-1] == "e-0":
+            text = text[:-2] + text[-1]
+        return text
+    text = format(Decimal(repr(f)), "f")
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text
+
+
+def _value(v: Any, out: list[str]) -> None:
+    if v is None:
+        out.append("null")
+    elif isinstance(v, RawJSON):
+        out.append(v.decode("utf-8", "surrogateescape"))
+    elif isinstance(v, str):
+        out.append(_string(v))
+    elif v is True:
+        out.append("true")
+    elif v is False:
+        out.append("false")
+    elif isinstance(v, int):
+        out.append(str(v))
+    elif isinstance(v, float):
+        out.append(_float(v))
+    elif isinstance(v, Mapping):
+        # A parsed JSON object keeps its order, as Go's RawMessage keeps its bytes.
+        out.append("{")
+        first = True
+        for k, item in v.items():
+            if not first:
+                out.append(",")
+            first = False
+            out.append(_string(k))
+            out.append(":")
+            _value(item, out)
+        out.append("}")
+    elif isinstance(v, list | tuple):
+        out.append("[")
+        for i, item in enumerate(v):
+            if i:
+                out.append(",")
+            _value(item, out)
+        out.append("]")
+    else:
+        raise TypeError(f"cannot write {type(v).__name__} as JSON")
+
+
+def dumps(value: Any) -> bytes:
+    """``value`` (parsed JSON, ``RawJSON`` inside it allowed) as Go's encoder writes it."""
+    out: list[str] = []
+    _value(value, out)
+    return "".join(out).encode("utf-8", "surrogateescape")
+
+
+# Entries: each Go struct's fields in declaration order, with its omitempty rules.
+
+
+class _Obj:
+    """An object being written, field by field."""
+
+    __slots__ = ("first", "out")
+
+    def __init__(self, out: list[str]) -> None:
+        self.out = out
+        self.first = True
+        out.append("{")
+
+    def key(self, name: str) -> list[str]:
+        self.out.append(f'"{name}":' if self.first else f',"{name}":')
+        self.first = False
+        return self.out
+
+    def string(self, name: str, v: str, omitempty: bool = False) -> None:
+        if v or not omitempty:
+            self.key(name).append(_string(v))
+
+    def integer(self, name: str, v: int, omitempty: bool = False) -> None:
+        if v or not omitempty:
+            self.key(name).append(str(v))
+
+    def boolean(self, name: str, v: bool, omitempty: bool = False) -> None:
+        if v or not omitempty:
+            self.key(name).append("true" if v else "false")
+
+    def strings(self, name: str, v: tuple[str, ...], omitempty: bool = False) -> None:
+        if v or not omitempty:
+            self.key(name).append("[" + ",".join(_string(s) for s in v) + "]")
+
+    def raw(self, name: str, v: Any) -> None:
+        _value(v, self.key(name))
+
+    def end(self) -> None:
+        self.out.append("}")
+
+
+def _usage(u: Usage, out: list[str]) -> None:
+    o = _Obj(out)
+    o.integer("input_tokens", u.input_tokens)
+    o.integer("output_tokens", u.output_tokens)
+    o.integer("cache_read_tokens", u.cache_read_tokens, omitempty=True)
+    o.integer("cache_write_tokens", u.cache_write_tokens, omitempty=True)
+    o.end()
+
+
+def _result(r: ToolResult, out: list[str]) -> None:
+    o = _Obj(out)
+    o.string("call_id", r.call_id)
+    o.string("content", r.content)
+    o.boolean("is_error", r.is_error, omitempty=True)
+    o.end()
+
+
+def _part(p: Part, out: list[str]) -> None:
+    o = _Obj(out)
+    o.string("type", p.type)
+    o.string("text", p.text, omitempty=True)
+    if p.tool_call is not None:
+        c = _Obj(o.key("tool_call"))
+        c.string("id", p.tool_call.id)
+        c.string("name", p.tool_call.name)
+        c.raw("input", p.tool_call.input)
+        c.end()
+    if p.tool_result is not None:
+        _result(p.tool_result, o.key("tool_result"))
+    o.end()
+
+
+def _message(m: Message, out: list[str]) -> None:
+    o = _Obj(out)
+    o.string("role", m.role)
+    parts = o.key("parts")
+    parts.append("[")
+    for i, p in enumerate(m.parts):
+        if i:
+            parts.append(",")
+        _part(p, parts)
+    parts.append("]")
+    if m.native is not None:
+        n = _Obj(o.key("native"))
+        n.string("provider", m.native.provider)
+        n.string("model", m.native.model)
+        n.raw("data", m.native.data)
+        n.end()
+    o.end()
+
+
+def _model_error(e: ModelError, out: list[str]) -> None:
+    o = _Obj(out)
+    o.string("kind", e.kind)
+    o.integer("status", e.status, omitempty=True)
+    o.string("message", e.message)
+    if e.retry_after_unix_nano is not None:
+        o.key("retry_after").append(_string(format_rfc3339(e.retry_after_unix_nano)))
+    if e.resets_at_unix_nano is not None:
+        o.key("resets_at").append(_string(format_rfc3339(e.resets_at_unix_nano)))
+    o.end()
+
+
+def _display(d: Display, out: list[str]) -> None:
+    o = _Obj(out)
+    o.string("title", d.title)
+    o.string("body", d.body)
+    o.strings("labels", d.labels)
+    sources = o.key("sources")
+    sources.append("[")
+    for i, s in enumerate(d.sources):
+        if i:
+            sources.append(",")
+        so = _Obj(sources)
+        so.string("title", s.title)
+        so.string("ref", s.ref)
+        so.end()
+    sources.append("]")
+    o.string("ref", d.ref, omitempty=True)
+    o.end()
+
+
+def _payload(p: object, out: list[str]) -> None:
+    if isinstance(p, UnknownEntry):
+        _value(p.data, out)
+        return
+    o = _Obj(out)
+    if isinstance(p, RunStartedEntry):
+        o.string("prompt", p.prompt, omitempty=True)
+    elif isinstance(p, MessageEntry):
+        _message(p.message, o.key("message"))
+        o.string("stop", p.stop, omitempty=True)
+        _usage(p.usage, o.key("usage"))
+        o.string("model", p.model, omitempty=True)
+        o.string("refusal", p.refusal, omitempty=True)
+    elif isinstance(p, DecisionEntry):
+        o.string("call_id", p.call_id)
+        o.string("tool", p.tool)
+        o.string("verdict", p.verdict)
+        o.string("reason", p.reason, omitempty=True)
+        o.strings("labels", p.labels, omitempty=True)
+    elif isinstance(p, CallStartedEntry):
+        o.string("call_id", p.call_id)
+    elif isinstance(p, ToolResultEntry):
+        _result(p.result, o.key("result"))
+        o.strings("labels", p.labels, omitempty=True)
+        o.string("log", p.log, omitempty=True)
+        if p.usage:
+            usage = o.key("usage")
+            usage.append("[")
+            for i, mu in enumerate(p.usage):
+                if i:
+                    usage.append(",")
+                mo = _Obj(usage)
+                mo.string("model", mu.model)
+                _usage(mu.usage, mo.key("usage"))
+                mo.end()
+            usage.append("]")
+        if p.display is not None:
+            _display(p.display, o.key("display"))
+    elif isinstance(p, ModelErrorEntry):
+        _model_error(p.error, o.key("error"))
+        o.boolean("retry", p.retry)
+        o.integer("wait_ms", p.wait_ms, omitempty=True)
+    elif isinstance(p, Outcome):
+        o.string("reason", p.reason)
+        o.string("text", p.text, omitempty=True)
+        if p.error is not None:
+            _model_error(p.error, o.key("error"))
+        o.string("limit", p.limit, omitempty=True)
+        o.strings("forbidden", p.forbidden, omitempty=True)
+        if p.refused:
+            refused = o.key("refused")
+            refused.append("[")
+            for i, r in enumerate(p.refused):
+                if i:
+                    refused.append(",")
+                ro = _Obj(refused)
+                ro.string("call_id", r.call_id)
+                ro.string("tool", r.tool)
+                ro.strings("labels", r.labels)
+                ro.end()
+            refused.append("]")
+        o.integer("turns", p.turns)
+        _usage(p.usage, o.key("usage"))
+    elif isinstance(p, LabelsEntry):
+        o.strings("labels", p.labels)
+        o.string("source", p.source, omitempty=True)
+    elif isinstance(p, PinsEntry):
+        pins = o.key("pins")
+        po = _Obj(pins)
+        for tool in sorted(p.pins):
+            po.string(tool, p.pins[tool])
+        po.end()
+    else:
+        raise TypeError(f"not an entry payload: {type(p).__name__}")
+    o.end()
+
+
+def encode_entry(entry: Entry) -> bytes:
+    """The log line Go writes for ``entry``, without the trailing ``\\n``.
+
+    Field order and omitted empty fields follow the seed's struct tags; the time keeps the
+    entry's UTC offset.
+    """
+    out = [
+        '{"seq":',
+        str(entry.seq),
+        ',"time":',
+        _string(format_rfc3339(entry.time_unix_nano, entry.utc_offset_seconds)),
+        ',"type":',
+        _string(entry.type),
+        ",",
+        _string(entry.type),
+        ":",
+    ]
+    _payload(entry.payload, out)
+    out.append("}")
+    return "".join(out).encode("utf-8", "surrogateescape")

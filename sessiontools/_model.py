@@ -1,0 +1,667 @@
+"""Entries to the session model: runs, turns, failed model calls, tool calls, labels, pins.
+
+The rules are agentloop's (seed ``002_b8baa2d9a4d5bb0e.txt``) as design/reading.md states them:
+
+- A run begins at ``run_started`` and ends at its ``run_ended``. A run with no ``run_ended``
+  before the next ``run_started`` or the end of the log **crashed**; it ends at its last entry.
+  Entries outside any run belong to the session.
+- Each assistant ``message`` is a turn: one successful model call. Each ``model_error`` is one
+  failed model call.
+- Each ``tool_call`` part of an assistant message is a tool call, followed through its
+  ``decision``, ``call_started`` and ``tool_result``. A call with no result when its run ended
+  was cut off; the run that later settles it sees it again as a *resumed* call.
+- Labels accumulate: a ``labels`` entry's, an allowed decision's, a result's. None is removed.
+
+``SessionFold`` does this one entry at a time and hands out each run as it ends, so a log of
+any size folds in memory bounded by its largest run (the content of messages and results is
+not kept; it stays in the entries). ``read_session`` keeps everything.
+
+Times here are from the log, in Unix nanoseconds. When a model or tool call began is not
+written in the log; the start times follow design/traces.md, "Times":
+
+- a model call starts at the entry just before it in its run (the user message, the last tool
+  result, ``run_started``); after a retried ``model_error`` it starts ``wait_ms`` later, never
+  after its own end;
+- a tool call starts at its ``call_started``; without one in its run, at its ``decision`` in
+  its run, else at the entry before its result, else at the message that asked for it. It
+  ends at its result, or with its run.
+
+A start later than its end (a clock stepped back between two entries) is moved to the end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from ._entries import (
+    ZERO_USAGE,
+    CallStartedEntry,
+    DecisionEntry,
+    Entry,
+    LabelsEntry,
+    MessageEntry,
+    ModelError,
+    ModelErrorEntry,
+    Outcome,
+    PinsEntry,
+    ToolResultEntry,
+    Usage,
+)
+from ._reader import ClosingLine, LogReader, LogSource, TornTail
+
+__all__ = [
+    "FailedCall",
+    "LabelSource",
+    "Run",
+    "Session",
+    "SessionFold",
+    "ToolCallRecord",
+    "ToolModelCall",
+    "Turn",
+    "iter_runs",
+    "read_session",
+]
+
+_MS = 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One successful model call: an assistant ``message`` entry.
+
+    Attributes:
+        seq, time_unix_nano: the entry's; the call ended then.
+        start_time_unix_nano: when the call began, by the rule in the module docstring.
+        provider: ``native.provider`` (``anthropic``, ``openai``, ...), ``""`` if absent.
+        request_model: the model asked for (``native.model``, else the served model).
+        model: the model that served the turn (the entry's ``model``, else ``native.model``).
+        stop: why the response ended (``end_turn``, ``tool_use``, ``max_tokens``, ...).
+        usage: what the call cost, in agentloop's four disjoint counts.
+        call_ids: the ids of the tool calls it asked for, in order.
+    """
+
+    seq: int
+    time_unix_nano: int
+    start_time_unix_nano: int
+    provider: str
+    request_model: str
+    model: str
+    stop: str
+    usage: Usage
+    call_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class FailedCall:
+    """One model call that failed: a ``model_error`` entry.
+
+    Attributes:
+        seq, time_unix_nano: the entry's; the call ended then.
+        start_time_unix_nano: when the call began, by the rule in the module docstring.
+        error: the ``ModelError`` (``kind``, HTTP ``status``, provider ``message``).
+        retry: whether the loop tried again, after ``wait_ms`` milliseconds.
+        provider, request_model: not in the entry; those of the nearest turn before it in the
+            session, else of the next turn of its run, else ``""`` (design/traces.md).
+    """
+
+    seq: int
+    time_unix_nano: int
+    start_time_unix_nano: int
+    error: ModelError
+    retry: bool
+    wait_ms: int
+    provider: str
+    request_model: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolModelCall:
+    """A model call a tool made (``tool_result.usage[index]``): the ``model`` and its usage.
+
+    The log gives it no times of its own, nor a provider.
+    """
+
+    index: int
+    model: str
+    usage: Usage
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallRecord:
+    """One tool call as one run saw it.
+
+    A call usually lives in one run. A call its run left without a result (a crash) appears
+    twice: in that run, with ``has_result`` false, and in the run that settles it, with
+    ``resumed`` true.
+
+    Attributes:
+        call_id, tool: the call's id and the tool's name (``""`` when this log never names
+            it, as in a transcript of the run that settles a call).
+        message_seq, index: the assistant message that asked for it and the call's index among
+            its tool calls; ``None`` and 0 when that message is not in this log.
+        open_seq, open_index: the entry that opens the call in this run: the asking message
+            and ``index``; for a resumed call, the first entry of this run about it, index 0
+            (the keys of its span id, design/traces.md "Identity").
+        verdict: the latest decision on the call (``allow``, ``deny``), ``""`` if none.
+        start_time_unix_nano, end_time_unix_nano: by the rule in the module docstring.
+        started: a ``call_started`` for it is in this run.
+        has_result: its ``tool_result`` is in this run; ``is_error`` is the result's flag and
+            ``result_seq`` the entry's ``seq`` (``None`` without a result).
+        refused: the run's ``Outcome.refused`` names it.
+        resumed: it was asked for in an earlier run.
+        labels: the labels its decision (when allowed) and result in this run gave the
+            session, sorted.
+        model_calls: the model calls the tool made (``tool_result.usage``).
+    """
+
+    call_id: str
+    tool: str
+    message_seq: int | None
+    index: int
+    open_seq: int
+    open_index: int
+    verdict: str
+    start_time_unix_nano: int
+    end_time_unix_nano: int
+    started: bool
+    has_result: bool
+    is_error: bool
+    result_seq: int | None
+    refused: bool
+    resumed: bool
+    labels: tuple[str, ...]
+    model_calls: tuple[ToolModelCall, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """One run: from ``run_started`` to its ``run_ended``, or to its last entry if it crashed.
+
+    Attributes:
+        index: the run's 0-based position in the log.
+        start_seq, start_time_unix_nano: its ``run_started`` entry's.
+        end_seq, end_time_unix_nano: its ``run_ended`` entry's, or its last entry's.
+        outcome: the ``Outcome``; ``None`` when the run crashed.
+        reason: ``outcome.reason``, or ``crashed``.
+        turn_count: ``outcome.turns``, else the number of turns.
+        usage: ``outcome.usage``, else the sum of its model calls' (its tools' included).
+        turns, failed_calls, tool_calls: in log order (tool calls by the entry that opens them).
+        labels: the labels the session holds when the run ends, sorted.
+        provider, request_model: the one every model call of the run used, ``""`` when they
+            differ or none is known (a tool's model calls have a model and no provider).
+    """
+
+    index: int
+    start_seq: int
+    start_time_unix_nano: int
+    end_seq: int
+    end_time_unix_nano: int
+    outcome: Outcome | None
+    reason: str
+    turn_count: int
+    usage: Usage
+    turns: tuple[Turn, ...]
+    failed_calls: tuple[FailedCall, ...]
+    tool_calls: tuple[ToolCallRecord, ...]
+    labels: tuple[str, ...]
+    provider: str
+    request_model: str
+
+    @property
+    def crashed(self) -> bool:
+        """The run has no ``run_ended``."""
+        return self.outcome is None
+
+    @property
+    def duration_ms(self) -> float:
+        """From start to end, in milliseconds."""
+        return (self.end_time_unix_nano - self.start_time_unix_nano) / _MS
+
+
+@dataclass(frozen=True, slots=True)
+class LabelSource:
+    """The entry that first gave the session a label (Go's ``LabelSource``).
+
+    ``kind`` is ``seed`` (a ``labels`` entry, or whatever source it names) or ``tool`` (a
+    call's decision or result, named by ``tool`` and ``call_id``); ``seq`` is the entry's.
+    """
+
+    kind: str
+    seq: int
+    tool: str = ""
+    call_id: str = ""
+
+
+class _Call:
+    """What the session knows of a call with no result yet, across runs."""
+
+    __slots__ = ("call_id", "index", "message_seq", "tool", "verdict")
+
+    def __init__(self, call_id: str, tool: str, message_seq: int | None, index: int) -> None:
+        self.call_id = call_id
+        self.tool = tool
+        self.message_seq = message_seq
+        self.index = index
+        self.verdict = ""
+
+
+class _RunCall:
+    """A tool call within the run being folded."""
+
+    __slots__ = (
+        "call",
+        "decision_time",
+        "is_error",
+        "labels",
+        "model_calls",
+        "open_index",
+        "open_seq",
+        "open_time",
+        "result_prev_time",
+        "result_seq",
+        "result_time",
+        "resumed",
+        "started_time",
+    )
+
+    def __init__(self, call: _Call, open_seq: int, open_index: int, open_time: int) -> None:
+        self.call = call
+        self.open_seq = open_seq
+        self.open_index = open_index
+        self.open_time = open_time
+        self.resumed = False
+        self.decision_time: int | None = None
+        self.started_time: int | None = None
+        self.result_time: int | None = None
+        self.result_seq: int | None = None
+        self.result_prev_time = 0
+        self.is_error = False
+        self.labels: set[str] = set()
+        self.model_calls: tuple[ToolModelCall, ...] = ()
+
+
+class _RunFold:
+    """The run being folded."""
+
+    __slots__ = (
+        "calls",
+        "failed",
+        "index",
+        "last_seq",
+        "last_time",
+        "prev_wait_ns",
+        "start",
+        "turns",
+        "unresolved",
+        "usage",
+    )
+
+    def __init__(self, index: int, start: Entry) -> None:
+        self.index = index
+        self.start = start
+        self.last_seq = start.seq
+        self.last_time = start.time_unix_nano
+        self.prev_wait_ns: int | None = None  # after a retried model_error
+        self.turns: list[Turn] = []
+        self.failed: list[FailedCall] = []
+        self.unresolved: list[int] = []  # failed calls waiting for a turn to name the model
+        self.calls: dict[str, _RunCall] = {}
+        self.usage = ZERO_USAGE
+
+
+class SessionFold:
+    """Fold entries into runs, one entry at a time.
+
+    ``feed(entry)`` returns the ``Run`` that entry ended, if any (a ``run_ended``; or a
+    ``run_started`` after a run that crashed); ``finish()`` returns the run the log ended in,
+    if it has no ``run_ended``. Meanwhile the session's ``labels``, ``label_sources``, ``pins``
+    and ``usage`` are kept up to date.
+    """
+
+    def __init__(self) -> None:
+        self.label_set: set[str] = set()
+        self.label_sources: dict[str, LabelSource] = {}
+        self.pins: dict[str, str] = {}
+        self.usage = ZERO_USAGE
+        self._open_calls: dict[str, _Call] = {}
+        self._provider = ""
+        self._request_model = ""
+        self._run: _RunFold | None = None
+        self._runs = 0
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The labels the session holds now, sorted."""
+        return tuple(sorted(self.label_set))
+
+    def _add_labels(self, labels: Iterable[str], source: LabelSource) -> None:
+        for label in labels:
+            if label not in self.label_set:
+                self.label_set.add(label)
+                self.label_sources[label] = source
+
+    def feed(self, entry: Entry) -> Run | None:
+        """Take the next entry of the log; return the run it ended, if any."""
+        etype = entry.type
+        if etype == "run_started":
+            ended = self.finish()
+            self._run = _RunFold(self._runs, entry)
+            self._runs += 1
+            return ended
+        run = self._run
+        payload = entry.payload
+        if etype == "labels":
+            assert isinstance(payload, LabelsEntry)
+            self._add_labels(payload.labels, LabelSource(payload.source or "seed", entry.seq))
+        elif etype == "pins":
+            assert isinstance(payload, PinsEntry)
+            for tool, digest in payload.pins.items():
+                self.pins.setdefault(tool, digest)
+        if run is None:
+            # Outside any run: only the session's state changes.
+            if etype == "message":
+                assert isinstance(payload, MessageEntry)
+                self.usage += payload.usage
+            elif etype == "tool_result":
+                assert isinstance(payload, ToolResultEntry)
+                for mu in payload.usage:
+                    self.usage += mu.usage
+            return None
+        ended = None
+        if etype == "message":
+            assert isinstance(payload, MessageEntry)
+            if payload.message.role == "assistant":
+                self._turn(run, entry, payload)
+        elif etype == "model_error":
+            assert isinstance(payload, ModelErrorEntry)
+            self._failed(run, entry, payload)
+        elif etype == "decision":
+            assert isinstance(payload, DecisionEntry)
+            self._decision(run, entry, payload)
+        elif etype == "call_started":
+            assert isinstance(payload, CallStartedEntry)
+            rc = self._run_call(run, entry, payload.call_id, "")
+            if rc.started_time is None:
+                rc.started_time = entry.time_unix_nano
+        elif etype == "tool_result":
+            assert isinstance(payload, ToolResultEntry)
+            self._result(run, entry, payload)
+        if etype == "model_error" and payload.retry:  # type: ignore[union-attr]
+            run.prev_wait_ns = payload.wait_ms * _MS  # type: ignore[union-attr]
+        else:
+            run.prev_wait_ns = None
+        run.last_seq = entry.seq
+        run.last_time = entry.time_unix_nano
+        if etype == "run_ended":
+            assert isinstance(payload, Outcome)
+            ended = self._close(run, payload)
+            self._run = None
+        return ended
+
+    def finish(self) -> Run | None:
+        """End the log: return the run still open (it crashed), if any."""
+        run = self._run
+        self._run = None
+        return None if run is None else self._close(run, None)
+
+    def _call_start(self, run: _RunFold, entry: Entry) -> int:
+        start = run.last_time
+        if run.prev_wait_ns is not None:
+            start += run.prev_wait_ns
+        return min(start, entry.time_unix_nano)
+
+    def _turn(self, run: _RunFold, entry: Entry, payload: MessageEntry) -> None:
+        native = payload.message.native
+        provider = native.provider if native is not None else ""
+        native_model = native.model if native is not None else ""
+        model = payload.model or native_model
+        request_model = native_model or payload.model
+        calls = payload.message.tool_calls
+        run.turns.append(
+            Turn(
+                entry.seq,
+                entry.time_unix_nano,
+                self._call_start(run, entry),
+                provider,
+                request_model,
+                model,
+                payload.stop,
+                payload.usage,
+                tuple(c.id for c in calls),
+            )
+        )
+        run.usage += payload.usage
+        self.usage += payload.usage
+        self._provider, self._request_model = provider, request_model
+        if run.unresolved:
+            for i in run.unresolved:
+                f = run.failed[i]
+                run.failed[i] = FailedCall(
+                    f.seq,
+                    f.time_unix_nano,
+                    f.start_time_unix_nano,
+                    f.error,
+                    f.retry,
+                    f.wait_ms,
+                    provider,
+                    request_model,
+                )
+            run.unresolved.clear()
+        for index, c in enumerate(calls):
+            call = _Call(c.id, c.name, entry.seq, index)
+            self._open_calls[c.id] = call
+            run.calls[c.id] = _RunCall(call, entry.seq, index, entry.time_unix_nano)
+
+    def _failed(self, run: _RunFold, entry: Entry, payload: ModelErrorEntry) -> None:
+        if not self._provider and not self._request_model:
+            run.unresolved.append(len(run.failed))
+        run.failed.append(
+            FailedCall(
+                entry.seq,
+                entry.time_unix_nano,
+                self._call_start(run, entry),
+                payload.error,
+                payload.retry,
+                payload.wait_ms,
+                self._provider,
+                self._request_model,
+            )
+        )
+
+    def _run_call(self, run: _RunFold, entry: Entry, call_id: str, tool: str) -> _RunCall:
+        """The call ``entry`` is about, in this run; a call from before this run is resumed."""
+        rc = run.calls.get(call_id)
+        if rc is None:
+            call = self._open_calls.get(call_id)
+            if call is None:
+                call = _Call(call_id, tool, None, 0)
+                self._open_calls[call_id] = call
+            rc = _RunCall(call, entry.seq, 0, entry.time_unix_nano)
+            rc.resumed = True
+            run.calls[call_id] = rc
+        if tool and not rc.call.tool:
+            rc.call.tool = tool
+        return rc
+
+    def _decision(self, run: _RunFold, entry: Entry, payload: DecisionEntry) -> None:
+        rc = self._run_call(run, entry, payload.call_id, payload.tool)
+        rc.call.verdict = payload.verdict
+        if rc.decision_time is None:
+            rc.decision_time = entry.time_unix_nano
+        if payload.verdict == "allow" and payload.labels:
+            rc.labels.update(payload.labels)
+            self._add_labels(
+                payload.labels, LabelSource("tool", entry.seq, rc.call.tool, payload.call_id)
+            )
+
+    def _result(self, run: _RunFold, entry: Entry, payload: ToolResultEntry) -> None:
+        rc = self._run_call(run, entry, payload.result.call_id, "")
+        rc.result_time = entry.time_unix_nano
+        rc.result_seq = entry.seq
+        rc.result_prev_time = run.last_time
+        rc.is_error = payload.result.is_error
+        if payload.usage:
+            rc.model_calls = tuple(
+                ToolModelCall(i, mu.model, mu.usage) for i, mu in enumerate(payload.usage)
+            )
+            for mu in payload.usage:
+                run.usage += mu.usage
+                self.usage += mu.usage
+        if payload.labels:
+            rc.labels.update(payload.labels)
+            self._add_labels(
+                payload.labels,
+                LabelSource("tool", entry.seq, rc.call.tool, payload.result.call_id),
+            )
+        self._open_calls.pop(payload.result.call_id, None)
+
+    def _close(self, run: _RunFold, outcome: Outcome | None) -> Run:
+        end_time = run.last_time
+        refused = {r.call_id for r in outcome.refused} if outcome is not None else set()
+        records = []
+        for rc in run.calls.values():
+            end = rc.result_time if rc.result_time is not None else end_time
+            if rc.started_time is not None:
+                start = rc.started_time
+            elif rc.decision_time is not None:
+                start = rc.decision_time
+            elif rc.result_time is not None:
+                start = rc.result_prev_time
+            else:
+                start = rc.open_time
+            call = rc.call
+            records.append(
+                ToolCallRecord(
+                    call.call_id,
+                    call.tool,
+                    call.message_seq,
+                    call.index,
+                    rc.open_seq,
+                    rc.open_index,
+                    call.verdict,
+                    min(start, end),
+                    end,
+                    rc.started_time is not None,
+                    rc.result_time is not None,
+                    rc.is_error,
+                    rc.result_seq,
+                    call.call_id in refused,
+                    rc.resumed,
+                    tuple(sorted(rc.labels)),
+                    rc.model_calls,
+                )
+            )
+        records.sort(key=lambda r: (r.open_seq, r.open_index))
+        providers = {t.provider for t in run.turns} | {f.provider for f in run.failed}
+        models = (
+            {t.request_model for t in run.turns}
+            | {f.request_model for f in run.failed}
+            | {m.model for r in records for m in r.model_calls}
+        )
+        providers.discard("")
+        models.discard("")
+        first = run.start
+        return Run(
+            run.index,
+            first.seq,
+            first.time_unix_nano,
+            run.last_seq,
+            end_time,
+            outcome,
+            outcome.reason if outcome is not None else "crashed",
+            outcome.turns if outcome is not None else len(run.turns),
+            outcome.usage if outcome is not None else run.usage,
+            tuple(run.turns),
+            tuple(run.failed),
+            tuple(records),
+            self.labels,
+            providers.pop() if len(providers) == 1 else "",
+            models.pop() if len(models) == 1 else "",
+        )
+
+
+def iter_runs(entries: Iterable[Entry], fold: SessionFold | None = None) -> Iterator[Run]:
+    """Fold entries into runs, yielding each run as it ends (streaming).
+
+    Args:
+        entries: a log's entries in order, such as a ``LogReader``.
+        fold: the ``SessionFold`` to use, to read the session's labels, pins and usage after;
+            a new one by default.
+    """
+    fold = fold if fold is not None else SessionFold()
+    for entry in entries:
+        run = fold.feed(entry)
+        if run is not None:
+            yield run
+    run = fold.finish()
+    if run is not None:
+        yield run
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """A whole session log, read and folded.
+
+    Attributes:
+        name: the log's name in messages (its path, or ``<stdin>``).
+        entries: every entry, in order.
+        runs: every run, in order, crashed ones included.
+        labels: the labels the session holds, sorted.
+        label_sources: for each label, the entry that first gave it.
+        pins: the tool definition digests the session pinned, by tool name.
+        usage: what every model call of the session cost, its tools' included.
+        torn_tail: the ignored last line, if the last write was cut short.
+        closing_line: a transcript's closing outcome line, if the log is a transcript.
+        warnings: the warnings given while reading, one line each.
+    """
+
+    name: str
+    entries: tuple[Entry, ...]
+    runs: tuple[Run, ...]
+    labels: tuple[str, ...]
+    label_sources: Mapping[str, LabelSource]
+    pins: Mapping[str, str]
+    usage: Usage
+    torn_tail: TornTail | None
+    closing_line: ClosingLine | None
+    warnings: tuple[str, ...]
+
+
+def read_session(source: LogSource, *, name: str | None = None) -> Session:
+    """Read a whole session log into a ``Session``.
+
+    Args:
+        source: a path, or a file opened in binary mode (read, never written or locked).
+        name: what to call the log in messages; default the path or the file's name.
+
+    Raises:
+        DamagedLogError, EntryError: the log is damaged (file, line and offset named).
+        OSError: it cannot be opened or read.
+
+    Warns:
+        TornTailWarning, UnknownEntryWarning: see ``LogReader``.
+    """
+    entries: list[Entry] = []
+    fold = SessionFold()
+    with LogReader(source, name=name) as reader:
+        runs = list(iter_runs(_keep(reader, entries), fold))
+    return Session(
+        reader.name,
+        tuple(entries),
+        tuple(runs),
+        fold.labels,
+        MappingProxyType(dict(fold.label_sources)),
+        MappingProxyType(dict(fold.pins)),
+        fold.usage,
+        reader.torn_tail,
+        reader.closing_line,
+        tuple(reader.warnings),
+    )
+
+
+def _keep(entries: Iterable[Entry], into: list[Entry]) -> Iterator[Entry]:
+    for entry in entries:
+        into.append(entry)
+        yield entry

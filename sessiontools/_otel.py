@@ -1,0 +1,541 @@
+"""The session model to OpenTelemetry traces (contract: design/traces.md).
+
+Two steps, kept apart as in opentelemetry-python's OTLP exporters:
+
+- ``trace_spans(runs, ...)`` maps runs to ``Span`` values: ids as bytes, times in Unix
+  nanoseconds, attributes as Python values in a fixed order;
+- ``encode_otlp_json(spans, ...)`` writes one ``ExportTraceServiceRequest`` in OTLP/JSON: the
+  proto3 JSON mapping with OTLP's changes (hex ids, integer enums, 64-bit integers as decimal
+  strings, lowerCamelCase keys; OTLP specification 1.x, "JSON Protobuf Encoding").
+
+``otlp_json(source, ...)`` does both for a log, streaming: memory holds one run's spans at a
+time plus the output. Attribute names follow OpenTelemetry semantic conventions 1.41.0
+(GenAI spans, at Development stability), and ``agentloop.*`` for agentloop's own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import TypeAlias
+
+import orjson
+
+from ._errors import InvalidIdError
+from ._model import Run, SessionFold, iter_runs
+from ._reader import LogReader, LogSource
+from ._version import __version__
+
+__all__ = [
+    "SCHEMA_URL",
+    "SPAN_KIND_CLIENT",
+    "SPAN_KIND_INTERNAL",
+    "STATUS_CODE_ERROR",
+    "STATUS_CODE_UNSET",
+    "AttributeValue",
+    "Span",
+    "default_conversation_id",
+    "encode_otlp_json",
+    "encode_span",
+    "otlp_json",
+    "parse_span_id",
+    "parse_trace_id",
+    "run_span_id",
+    "run_trace_id",
+    "span_id",
+    "trace_spans",
+]
+
+#: The pinned semantic conventions (design/traces.md, "Spans").
+SCHEMA_URL = "https://opentelemetry.io/schemas/1.41.0"
+#: ``Span.SpanKind`` values of the OTLP proto.
+SPAN_KIND_INTERNAL = 1
+SPAN_KIND_CLIENT = 3
+#: ``Status.StatusCode`` values of the OTLP proto.
+STATUS_CODE_UNSET = 0
+STATUS_CODE_ERROR = 2
+
+#: An attribute's value: a string, a bool, an int (64-bit) or an array of strings.
+AttributeValue: TypeAlias = str | bool | int | tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """One span, ready to encode.
+
+    Attributes:
+        trace_id: 16 bytes. span_id: 8 bytes. parent_span_id: 8 bytes, or ``b""`` for a root.
+        name: such as ``chat claude-opus-5-5``.
+        kind: ``SPAN_KIND_INTERNAL`` or ``SPAN_KIND_CLIENT``.
+        start_time_unix_nano, end_time_unix_nano: from the log, to the nanosecond.
+        attributes: ``(key, value)`` pairs in their fixed order.
+        status_code: ``STATUS_CODE_UNSET`` or ``STATUS_CODE_ERROR``; status_message: why.
+    """
+
+    trace_id: bytes
+    span_id: bytes
+    parent_span_id: bytes
+    name: str
+    kind: int
+    start_time_unix_nano: int
+    end_time_unix_nano: int
+    attributes: tuple[tuple[str, AttributeValue], ...]
+    status_code: int = STATUS_CODE_UNSET
+    status_message: str = ""
+
+
+# Identity (design/traces.md, "Identity and order").
+
+
+def _sha256(text: str) -> bytes:
+    return hashlib.sha256(text.encode("utf-8")).digest()
+
+
+def _nonzero(ident: bytes) -> bytes:
+    return ident if any(ident) else ident[:-1] + b"\x01"
+
+
+def run_trace_id(
+    conversation_id: str, run_start_seq: int, *, parent_trace_id: bytes | None = None
+) -> bytes:
+    """The trace id of a run's spans, without exporting.
+
+    Args:
+        conversation_id: ``gen_ai.conversation.id`` (by default the log's file name without
+            its extension).
+        run_start_seq: the ``seq`` of the run's ``run_started`` entry.
+        parent_trace_id: the trace the runs were put under (``--parent-trace``), if any.
+
+    Returns:
+        16 bytes: ``parent_trace_id``, else the first 16 bytes of SHA-256 of
+        ``agentloop/trace/{conversation_id}/{run_start_seq}`` (an all-zero id gets its last
+        byte set to 1).
+    """
+    if parent_trace_id is not None:
+        return parent_trace_id
+    return _nonzero(_sha256(f"agentloop/trace/{conversation_id}/{run_start_seq}")[:16])
+
+
+def span_id(trace_id: bytes, span: str, seq: int, index: int = 0) -> bytes:
+    """The id of a span, keyed on the entry that opens it.
+
+    Args:
+        trace_id: the span's trace id (16 bytes).
+        span: ``invoke_agent``, ``chat``, ``execute_tool`` or ``tool_chat``.
+        seq: the opening entry's ``seq``: the run's ``run_started``; the turn's ``message`` or
+            the failed call's ``model_error``; the tool call's assistant ``message`` (a call
+            resumed in a later run: that run's first entry about it); a tool's model call:
+            its ``tool_result``.
+        index: the tool call's index among its message's tool calls; the model call's index in
+            ``tool_result.usage``; else 0.
+
+    Returns:
+        8 bytes: the first 8 of SHA-256 of ``agentloop/span/{trace id hex}/{span}/{seq}/{index}``
+        (an all-zero id gets its last byte set to 1).
+    """
+    return _nonzero(_sha256(f"agentloop/span/{trace_id.hex()}/{span}/{seq}/{index}")[:8])
+
+
+def run_span_id(
+    conversation_id: str, run_start_seq: int, *, parent_trace_id: bytes | None = None
+) -> bytes:
+    """The span id of a run's ``invoke_agent`` span, without exporting (see ``run_trace_id``)."""
+    trace_id = run_trace_id(conversation_id, run_start_seq, parent_trace_id=parent_trace_id)
+    return span_id(trace_id, "invoke_agent", run_start_seq)
+
+
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def _parse_id(text: str, digits: int, what: str) -> bytes:
+    if len(text) != digits:
+        raise InvalidIdError(f"{what} must be {digits} hex digits, got {len(text)}: {text!r}")
+    if not _HEX.issuperset(text):
+        raise InvalidIdError(f"{what} must be hex digits (0-9, a-f): {text!r}")
+    ident = bytes.fromhex(text)
+    if not any(ident):
+        raise InvalidIdError(f"{what} must not be all zero: {text!r}")
+    return ident
+
+
+def parse_trace_id(text: str) -> bytes:
+    """A trace id from 32 hex digits, either case.
+
+    Raises:
+        InvalidIdError: wrong length, a non-hex character, or all zero (an invalid trace id
+            in the OTel trace API).
+    """
+    return _parse_id(text, 32, "a trace id")
+
+
+def parse_span_id(text: str) -> bytes:
+    """A span id from 16 hex digits, either case.
+
+    Raises:
+        InvalidIdError: wrong length, a non-hex character, or all zero.
+    """
+    return _parse_id(text, 16, "a span id")
+
+
+# Mapping (design/traces.md, "Spans").
+
+_RANK = {"invoke_agent": 0, "chat": 1, "execute_tool": 2, "tool_chat": 3}
+
+
+def _usage_attributes(
+    input_tokens: int, output_tokens: int, cache_read: int, cache_write: int
+) -> list[tuple[str, AttributeValue]]:
+    # The conventions count cached tokens as input (gen_ai.usage.input_tokens "SHOULD include"
+    # cache_read and cache_creation); agentloop's input_tokens is the uncached part.
+    attrs: list[tuple[str, AttributeValue]] = [
+        ("gen_ai.usage.input_tokens", input_tokens + cache_read + cache_write),
+        ("gen_ai.usage.output_tokens", output_tokens),
+    ]
+    if cache_read:
+        attrs.append(("gen_ai.usage.cache_read.input_tokens", cache_read))
+    if cache_write:
+        attrs.append(("gen_ai.usage.cache_creation.input_tokens", cache_write))
+    return attrs
+
+
+def trace_spans(
+    runs: Iterable[Run],
+    *,
+    conversation_id: str,
+    parent_trace_id: bytes | None = None,
+    parent_span_id: bytes | None = None,
+    agent_name: str | None = None,
+) -> Iterator[Span]:
+    """The spans of each run, run by run, each run's ordered by start time, then seq.
+
+    Args:
+        runs: runs in log order (``iter_runs`` or ``Session.runs``).
+        conversation_id: ``gen_ai.conversation.id`` and the key of the trace ids.
+        parent_trace_id, parent_span_id: put every run under a span made elsewhere: every span
+            gets that trace id, each ``invoke_agent`` that parent.
+        agent_name: ``gen_ai.agent.name``, and the ``invoke_agent`` span's name suffix.
+
+    Raises:
+        ValueError: ``parent_span_id`` without ``parent_trace_id``.
+    """
+    if parent_span_id is not None and parent_trace_id is None:
+        raise ValueError("a parent span id needs a parent trace id")
+    for run in runs:
+        yield from _run_spans(run, conversation_id, parent_trace_id, parent_span_id, agent_name)
+
+
+def _run_spans(
+    run: Run,
+    conversation_id: str,
+    parent_trace_id: bytes | None,
+    parent_span_id: bytes | None,
+    agent_name: str | None,
+) -> list[Span]:
+    trace_id = run_trace_id(conversation_id, run.start_seq, parent_trace_id=parent_trace_id)
+    run_id = span_id(trace_id, "invoke_agent", run.start_seq)
+    conv: tuple[str, AttributeValue] = ("gen_ai.conversation.id", conversation_id)
+    keyed: list[tuple[tuple[int, int, int, int], Span]] = []
+
+    # invoke_agent
+    attrs: list[tuple[str, AttributeValue]] = [("gen_ai.operation.name", "invoke_agent"), conv]
+    if agent_name is not None:
+        attrs.append(("gen_ai.agent.name", agent_name))
+    if run.provider:
+        attrs.append(("gen_ai.provider.name", run.provider))
+    if run.request_model:
+        attrs.append(("gen_ai.request.model", run.request_model))
+    u = run.usage
+    attrs += _usage_attributes(
+        u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens
+    )
+    status_code, status_message = STATUS_CODE_UNSET, ""
+    outcome = run.outcome
+    if outcome is None:
+        attrs.append(("error.type", "crashed"))
+        status_code, status_message = STATUS_CODE_ERROR, "the run has no run_ended: it crashed"
+    elif outcome.reason == "model_error":
+        kind = outcome.error.kind if outcome.error is not None and outcome.error.kind else ""
+        attrs.append(("error.type", kind or "model_error"))
+        status_code = STATUS_CODE_ERROR
+        status_message = outcome.error.message if outcome.error is not None else ""
+    attrs.append(("agentloop.run.reason", run.reason))
+    attrs.append(("agentloop.run.turns", run.turn_count))
+    if outcome is not None and outcome.limit:
+        attrs.append(("agentloop.run.limit", outcome.limit))
+    if outcome is not None and outcome.forbidden:
+        attrs.append(("agentloop.run.forbidden", outcome.forbidden))
+    attrs.append(("agentloop.session.labels", run.labels))
+    name = "invoke_agent" if agent_name is None else f"invoke_agent {agent_name}"
+    keyed.append(
+        (
+            (run.start_time_unix_nano, run.start_seq, 0, 0),
+            Span(
+                trace_id,
+                run_id,
+                parent_span_id or b"",
+                name,
+                SPAN_KIND_INTERNAL,
+                run.start_time_unix_nano,
+                run.end_time_unix_nano,
+                tuple(attrs),
+                status_code,
+                status_message,
+            ),
+        )
+    )
+
+    # chat: turns
+    for t in run.turns:
+        attrs = [("gen_ai.operation.name", "chat"), conv]
+        if t.provider:
+            attrs.append(("gen_ai.provider.name", t.provider))
+        if t.request_model:
+            attrs.append(("gen_ai.request.model", t.request_model))
+        if t.model:
+            attrs.append(("gen_ai.response.model", t.model))
+        if t.stop:
+            attrs.append(("gen_ai.response.finish_reasons", (t.stop,)))
+        u = t.usage
+        attrs += _usage_attributes(
+            u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens
+        )
+        keyed.append(
+            (
+                (t.start_time_unix_nano, t.seq, 1, 0),
+                Span(
+                    trace_id,
+                    span_id(trace_id, "chat", t.seq),
+                    run_id,
+                    f"chat {t.request_model}" if t.request_model else "chat",
+                    SPAN_KIND_CLIENT,
+                    t.start_time_unix_nano,
+                    t.time_unix_nano,
+                    tuple(attrs),
+                ),
+            )
+        )
+
+    # chat: failed calls
+    for f in run.failed_calls:
+        attrs = [("gen_ai.operation.name", "chat"), conv]
+        if f.provider:
+            attrs.append(("gen_ai.provider.name", f.provider))
+        if f.request_model:
+            attrs.append(("gen_ai.request.model", f.request_model))
+        attrs.append(("error.type", f.error.kind or "model_error"))
+        if f.error.status:
+            attrs.append(("http.response.status_code", f.error.status))
+        attrs.append(("agentloop.retry", f.retry))
+        if f.retry:
+            attrs.append(("agentloop.retry.wait_ms", f.wait_ms))
+        keyed.append(
+            (
+                (f.start_time_unix_nano, f.seq, 1, 0),
+                Span(
+                    trace_id,
+                    span_id(trace_id, "chat", f.seq),
+                    run_id,
+                    f"chat {f.request_model}" if f.request_model else "chat",
+                    SPAN_KIND_CLIENT,
+                    f.start_time_unix_nano,
+                    f.time_unix_nano,
+                    tuple(attrs),
+                    STATUS_CODE_ERROR,
+                    f.error.message,
+                ),
+            )
+        )
+
+    # execute_tool, and the model calls each tool made
+    for c in run.tool_calls:
+        tool_id = span_id(trace_id, "execute_tool", c.open_seq, c.open_index)
+        attrs = [
+            ("gen_ai.operation.name", "execute_tool"),
+            conv,
+            ("gen_ai.tool.name", c.tool),
+            ("gen_ai.tool.call.id", c.call_id),
+            ("gen_ai.tool.type", "function"),
+        ]
+        error = ""
+        if c.verdict == "deny":
+            error = "denied"
+        elif not c.has_result:
+            error = "crashed"
+        elif c.refused:
+            error = "refused"
+        elif c.is_error:
+            error = "tool_error"
+        if error:
+            attrs.append(("error.type", error))
+        if c.verdict:
+            attrs.append(("agentloop.decision.verdict", c.verdict))
+        attrs.append(("agentloop.call.labels", c.labels))
+        attrs.append(("agentloop.call.resumed", c.resumed))
+        keyed.append(
+            (
+                (c.start_time_unix_nano, c.open_seq, 2, c.open_index),
+                Span(
+                    trace_id,
+                    tool_id,
+                    run_id,
+                    f"execute_tool {c.tool}" if c.tool else "execute_tool",
+                    SPAN_KIND_INTERNAL,
+                    c.start_time_unix_nano,
+                    c.end_time_unix_nano,
+                    tuple(attrs),
+                    STATUS_CODE_ERROR if error else STATUS_CODE_UNSET,
+                    _TOOL_ERRORS.get(error, ""),
+                ),
+            )
+        )
+        result_seq = c.result_seq if c.result_seq is not None else c.open_seq
+        for m in c.model_calls:
+            attrs = [("gen_ai.operation.name", "chat"), conv]
+            if m.model:
+                attrs.append(("gen_ai.request.model", m.model))
+                attrs.append(("gen_ai.response.model", m.model))
+            u = m.usage
+            attrs += _usage_attributes(
+                u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens
+            )
+            keyed.append(
+                (
+                    (c.start_time_unix_nano, result_seq, 3, m.index),
+                    Span(
+                        trace_id,
+                        span_id(trace_id, "tool_chat", result_seq, m.index),
+                        tool_id,
+                        f"chat {m.model}" if m.model else "chat",
+                        SPAN_KIND_CLIENT,
+                        c.start_time_unix_nano,
+                        c.end_time_unix_nano,
+                        tuple(attrs),
+                    ),
+                )
+            )
+    keyed.sort(key=lambda k: k[0])
+    return [span for _, span in keyed]
+
+
+_TOOL_ERRORS = {
+    "denied": "the policy denied the call",
+    "crashed": "the call has no result in its run: it was cut off",
+    "refused": "the result carried a label the session may not hold, and was refused",
+    "tool_error": "the tool reported an error",
+}
+
+
+# Encoding (OTLP/JSON).
+
+
+def _attribute(key: str, value: AttributeValue) -> dict[str, object]:
+    if isinstance(value, str):
+        v: dict[str, object] = {"stringValue": value}
+    elif isinstance(value, bool):
+        v = {"boolValue": value}
+    elif isinstance(value, int):
+        v = {"intValue": str(value)}
+    else:
+        v = {"arrayValue": {"values": [{"stringValue": s} for s in value]} if value else {}}
+    return {"key": key, "value": v}
+
+
+def encode_span(span: Span) -> bytes:
+    """One span as OTLP/JSON: fields in the proto's order, defaults omitted."""
+    out: dict[str, object] = {"traceId": span.trace_id.hex(), "spanId": span.span_id.hex()}
+    if span.parent_span_id:
+        out["parentSpanId"] = span.parent_span_id.hex()
+    out["name"] = span.name
+    out["kind"] = span.kind
+    out["startTimeUnixNano"] = str(span.start_time_unix_nano)
+    out["endTimeUnixNano"] = str(span.end_time_unix_nano)
+    out["attributes"] = [_attribute(k, v) for k, v in span.attributes]
+    if span.status_code != STATUS_CODE_UNSET:
+        status: dict[str, object] = {}
+        if span.status_message:
+            status["message"] = span.status_message
+        status["code"] = span.status_code
+        out["status"] = status
+    return orjson.dumps(out)
+
+
+def encode_otlp_json(spans: Iterable[Span], *, service_name: str = "agentloop") -> bytes:
+    """An OTLP/JSON ``ExportTraceServiceRequest`` holding ``spans``, on one line with ``\\n``.
+
+    One ``ResourceSpans`` (resource attribute ``service.name``) with one ``ScopeSpans`` (scope
+    ``sessiontools`` and its version), both with the pinned ``schemaUrl``. The same spans
+    always give the same bytes.
+    """
+    resource = orjson.dumps({"attributes": [_attribute("service.name", service_name)]})
+    scope = orjson.dumps({"name": "sessiontools", "version": __version__})
+    schema = orjson.dumps(SCHEMA_URL)
+    parts = [b'{"resourceSpans":[{"resource":', resource, b',"scopeSpans":[{"scope":', scope]
+    first = True
+    for span in spans:
+        parts.append(b',"spans":[' if first else b",")
+        parts.append(encode_span(span))
+        first = False
+    if not first:
+        parts.append(b"]")
+    parts += [b',"schemaUrl":', schema, b'}],"schemaUrl":', schema, b"}]}\n"]
+    return b"".join(parts)
+
+
+def otlp_json(
+    source: LogSource,
+    *,
+    conversation_id: str | None = None,
+    parent_trace_id: bytes | None = None,
+    parent_span_id: bytes | None = None,
+    service_name: str = "agentloop",
+    agent_name: str | None = None,
+    name: str | None = None,
+) -> bytes:
+    """Export a session log, or a run's transcript, as OTLP/JSON: what ``sessiontools otel``
+    prints.
+
+    Args:
+        source: a path, or a file opened in binary mode; never changed.
+        conversation_id: default: the file's name without its extension (``stdin`` for a file
+            object with no name).
+        parent_trace_id, parent_span_id, agent_name: see ``trace_spans``.
+        service_name: the resource's ``service.name``.
+        name: what to call the log in messages.
+
+    Returns:
+        One line of OTLP/JSON, ending in ``\\n``; the same log always gives the same bytes.
+
+    Raises:
+        DamagedLogError, EntryError, OSError: see ``read_session``.
+        ValueError: ``parent_span_id`` without ``parent_trace_id``.
+
+    Warns:
+        TornTailWarning, UnknownEntryWarning: see ``LogReader``.
+    """
+    if parent_span_id is not None and parent_trace_id is None:
+        raise ValueError("a parent span id needs a parent trace id")
+    with LogReader(source, name=name) as reader:
+        if conversation_id is None:
+            conversation_id = default_conversation_id(reader.name)
+        runs = iter_runs(reader, SessionFold())
+        spans = trace_spans(
+            runs,
+            conversation_id=conversation_id,
+            parent_trace_id=parent_trace_id,
+            parent_span_id=parent_span_id,
+            agent_name=agent_name,
+        )
+        return encode_otlp_json(spans, service_name=service_name)
+
+
+def default_conversation_id(name: str) -> str:
+    """The default ``gen_ai.conversation.id``: the file's name without its extension.
+
+    A name in angle brackets, such as ``<stdin>`` for standard input, gives what is inside.
+    """
+    if name.startswith("<") and name.endswith(">"):
+        return name[1:-1]
+    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    stem, dot, _ = base.rpartition(".")
+    return stem if dot and stem else base

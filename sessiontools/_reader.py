@@ -1,0 +1,295 @@
+"""Bytes to entries: the reader of agentloop session logs (contract: design/reading.md).
+
+A log is JSON lines. ``LogReader`` streams it: it holds one line at a time, so a log of any
+size reads in memory bounded by its longest line. Lines are split on the byte ``\\n`` only
+(never on U+2028, U+2029, U+0085 or ``\\r``), one trailing ``\\r`` is dropped, and lines of only
+whitespace are skipped.
+
+- The last non-blank line, when it is not complete JSON, is a write cut short by a crash: it is
+  ignored and reported (``torn_tail``, and a ``TornTailWarning``).
+- Such a line anywhere else is damage: ``DamagedLogError`` names the file, line and offset.
+- A last line that is complete JSON but not an entry is a transcript's closing outcome line
+  (what ``agentloop run`` prints last): kept aside as ``closing_line``.
+- A line ``orjson`` refuses (invalid UTF-8, an escaped lone surrogate) is read again the way
+  Go's ``encoding/json`` reads it: every invalid byte and lone surrogate becomes U+FFFD.
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import json
+import os
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import IO, Any, BinaryIO, TypeAlias
+
+import orjson
+
+from ._entries import (
+    BadEntry,
+    Entry,
+    Outcome,
+    decode_entry,
+    decode_outcome,
+    is_entry_shaped,
+)
+from ._errors import DamagedLogError, EntryError, TornTailWarning, UnknownEntryWarning
+
+__all__ = ["ClosingLine", "LogReader", "LogSource", "TornTail", "iter_entries"]
+
+#: Where a log is read from: a path, or a file opened in binary mode (``sys.stdin.buffer``).
+LogSource: TypeAlias = str | os.PathLike[str] | BinaryIO | IO[bytes]
+
+
+@dataclass(frozen=True, slots=True)
+class TornTail:
+    """The ignored last line of a log: a write cut short.
+
+    Attributes:
+        line: its 1-based line number.
+        offset: the byte offset at which it starts.
+        length: its length in bytes, newline excluded.
+    """
+
+    line: int
+    offset: int
+    length: int
+
+
+@dataclass(frozen=True, slots=True)
+class ClosingLine:
+    """A transcript's closing outcome line: complete JSON, but not an entry.
+
+    Attributes:
+        line: its 1-based line number; ``offset``: the byte offset at which it starts.
+        data: the parsed JSON object, as printed by ``agentloop run``.
+        outcome: the ``Outcome`` it holds, at the top level or under one key; ``None`` when
+            it holds none.
+        cost_usd: the run's cost as ``agentloop run`` priced it, at the top level or next to
+            the outcome; ``None`` when the model was not priced.
+    """
+
+    line: int
+    offset: int
+    data: dict[str, Any]
+    outcome: Outcome | None
+    cost_usd: float | None
+
+
+# Go's decoder turns every byte of invalid UTF-8 into one U+FFFD (utf8.DecodeRune returns
+# RuneError with width 1); Python's "replace" handler would merge a truncated sequence into one.
+def _go_replace(err: UnicodeError) -> tuple[str, int]:
+    assert isinstance(err, UnicodeDecodeError)
+    return "\ufffd", err.start + 1
+
+
+codecs.register_error("sessiontools.go-replace", _go_replace)
+
+_SURROGATES = str.maketrans({c: "\ufffd" for c in range(0xD800, 0xE000)})
+
+
+def _no_surrogates(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.translate(_SURROGATES)
+    if isinstance(value, list):
+        return [_no_surrogates(v) for v in value]
+    if isinstance(value, dict):
+        return {_no_surrogates(k): _no_surrogates(v) for k, v in value.items()}
+    return value
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _go_loads(body: bytes) -> Any:
+    """Parse a line as Go's ``encoding/json`` does when ``orjson`` refuses it.
+
+    Raises:
+        ValueError: the line is not complete JSON.
+    """
+    text = body.decode("utf-8", "sessiontools.go-replace")
+    value = json.loads(text, parse_constant=_reject_constant)
+    return _no_surrogates(value)
+
+
+def _first_line(e: Exception) -> str:
+    return str(e).splitlines()[0] if str(e) else type(e).__name__
+
+
+class LogReader:
+    """Iterate the entries of one session log, streaming.
+
+    Use it as an iterator (once), or as a context manager that closes a file it opened::
+
+        with LogReader("session.jsonl") as reader:
+            for entry in reader:
+                ...
+        reader.torn_tail, reader.closing_line
+
+    Args:
+        source: a path, or a file opened in binary mode (never written, never locked; a
+            file the caller opened is not closed).
+        name: what to call the log in messages; default the path, or the file's name.
+
+    Attributes (complete once iteration has ended):
+        name: the log's name in messages.
+        torn_tail: the ignored last line, or ``None``.
+        closing_line: a transcript's closing outcome line, or ``None``.
+        warnings: every warning given while reading, as one-line messages.
+
+    Raises (while iterating):
+        DamagedLogError: a line before the last is not complete JSON.
+        EntryError: a complete line is not a usable entry.
+        OSError: the file cannot be opened or read.
+        TypeError: ``source`` is a text file.
+    """
+
+    def __init__(self, source: LogSource, *, name: str | None = None) -> None:
+        if isinstance(source, io.TextIOBase):
+            raise TypeError("a session log must be opened in binary mode ('rb')")
+        self._owned = isinstance(source, str | os.PathLike)
+        if self._owned:
+            path = os.fspath(source)  # type: ignore[arg-type]
+            self.name = name if name is not None else str(path)
+            self._file: IO[bytes] = open(path, "rb")  # noqa: SIM115 - closed by close()
+        else:
+            self._file = source  # type: ignore[assignment]
+            file_name = getattr(source, "name", None)
+            self.name = (
+                name
+                if name is not None
+                else (file_name if isinstance(file_name, str) else "<file>")
+            )
+        self.torn_tail: TornTail | None = None
+        self.closing_line: ClosingLine | None = None
+        self.warnings: list[str] = []
+        self._unknown_seen: set[str] = set()
+        self._started = False
+
+    def __enter__(self) -> LogReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the file if this reader opened it."""
+        if self._owned:
+            self._file.close()
+
+    def _warn(self, category: type[Warning], message: str) -> None:
+        self.warnings.append(message)
+        warnings.warn(category(message), stacklevel=4)
+
+    def __iter__(self) -> Iterator[Entry]:
+        if self._started:
+            raise RuntimeError("a LogReader can be iterated only once")
+        self._started = True
+        try:
+            yield from self._entries()
+        finally:
+            self.close()
+
+    def _entries(self) -> Iterator[Entry]:
+        name = self.name
+        loads = orjson.loads
+        JSONDecodeError = orjson.JSONDecodeError
+        line_no = 0
+        offset = 0
+        failed: tuple[int, int, int, str] | None = None  # a line that is not complete JSON
+        loose: tuple[int, int, Any] | None = None  # complete JSON that is not an entry
+        current = 0
+
+        def on_unknown(what: str) -> None:
+            if what not in self._unknown_seen:
+                self._unknown_seen.add(what)
+                self._warn(
+                    UnknownEntryWarning,
+                    f"{name}: line {current}: unknown {what}, from a newer agentloop? "
+                    "kept, and reported once",
+                )
+
+        for raw in self._file:
+            line_no += 1
+            start = offset
+            offset += len(raw)
+            body = raw
+            if body[-1:] == b"\n":
+                body = body[:-1]
+            if body[-1:] == b"\r":
+                body = body[:-1]
+            if not body.strip(b" \t\r\n"):
+                continue
+            if failed is not None:
+                f_line, f_offset, _, problem = failed
+                raise DamagedLogError(name, f_line, f_offset, f"not complete JSON ({problem})")
+            if loose is not None:
+                raise EntryError(
+                    name,
+                    loose[0],
+                    loose[1],
+                    "JSON, but not an entry (no seq and type); only a transcript's last line "
+                    "may be",
+                )
+            try:
+                obj = loads(body)
+            except JSONDecodeError as e:
+                try:
+                    obj = _go_loads(body)
+                except ValueError:
+                    failed = (line_no, start, len(body), _first_line(e))
+                    continue
+            if is_entry_shaped(obj):
+                current = line_no
+                try:
+                    yield decode_entry(obj, line_no, on_unknown)
+                except BadEntry as e:
+                    raise EntryError(name, line_no, start, str(e)) from None
+            else:
+                loose = (line_no, start, obj)
+        if failed is not None:
+            f_line, f_offset, f_length, _ = failed
+            self.torn_tail = TornTail(f_line, f_offset, f_length)
+            self._warn(
+                TornTailWarning,
+                f"{name}: line {f_line} (byte {f_offset}): the last line is not complete "
+                "JSON, the tail of a write cut short by a crash; ignored",
+            )
+        if loose is not None:
+            self.closing_line = _closing_line(name, *loose)
+
+
+def _closing_line(name: str, line: int, offset: int, obj: Any) -> ClosingLine:
+    if not isinstance(obj, dict):
+        raise EntryError(
+            name, line, offset, "the last line is JSON but neither an entry nor an outcome object"
+        )
+    found: dict[str, Any] | None = None
+    if "reason" in obj:
+        found = obj
+    else:
+        for v in obj.values():
+            if isinstance(v, dict) and "reason" in v:
+                found = v
+                break
+    try:
+        outcome = decode_outcome(found, "outcome") if found is not None else None
+    except BadEntry as e:
+        raise EntryError(name, line, offset, f"the closing outcome line: {e}") from None
+    cost = obj.get("cost_usd")
+    if cost is None and found is not None:
+        cost = found.get("cost_usd")
+    if cost is not None and (isinstance(cost, bool) or not isinstance(cost, int | float)):
+        raise EntryError(name, line, offset, "the closing outcome line's cost_usd is not a number")
+    return ClosingLine(line, offset, obj, outcome, None if cost is None else float(cost))
+
+
+def iter_entries(source: LogSource, *, name: str | None = None) -> LogReader:
+    """Stream the entries of a session log: ``LogReader(source, name=name)``.
+
+    See ``LogReader`` for what is read, what is reported, and the errors raised.
+    """
+    return LogReader(source, name=name)

@@ -1,0 +1,221 @@
+"""`sessiontools otel` through click's runner: output, flags, exit codes, messages."""
+
+from __future__ import annotations
+
+import io
+import os
+import warnings
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from sessiontools import otlp_json
+from sessiontools._cli import cli, main
+from tests.logs import CRASH_AND_RESUME, ONE_TOOL
+
+PARENT_TRACE = "0af7651916cd43dd8448eb211c80319c"
+PARENT_SPAN = "b7ad6b7169203331"
+
+
+def invoke(*args: str, stdin: bytes | None = None) -> Result:
+    return CliRunner().invoke(cli, list(args), input=stdin)
+
+
+def expected(data: bytes, **options: object) -> bytes:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return otlp_json(io.BytesIO(data), **options)  # type: ignore[arg-type]
+
+
+def one_error_line(result: Result) -> str:
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "Traceback" not in result.output
+    return lines[0]
+
+
+@pytest.fixture
+def session(tmp_path: Path) -> Path:
+    path = tmp_path / "run-42.jsonl"
+    path.write_bytes(CRASH_AND_RESUME)
+    return path
+
+
+def test_prints_the_export(session: Path) -> None:
+    result = invoke("otel", str(session))
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout_bytes == expected(CRASH_AND_RESUME, conversation_id="run-42")
+    assert result.stderr == ""
+
+
+def test_flags_before_or_after_the_file(session: Path) -> None:
+    flags = [
+        "--conversation-id",
+        "conv-7",
+        "--parent-trace",
+        PARENT_TRACE.upper(),
+        "--parent-span",
+        PARENT_SPAN,
+        "--service-name",
+        "evals",
+        "--agent-name",
+        "triage",
+    ]
+    before = invoke("otel", *flags, str(session))
+    after = invoke("otel", str(session), *flags)
+    around = invoke("otel", *flags[:4], str(session), *flags[4:])
+    assert before.exit_code == after.exit_code == around.exit_code == 0
+    assert before.stdout_bytes == after.stdout_bytes == around.stdout_bytes
+    assert before.stdout_bytes == expected(
+        CRASH_AND_RESUME,
+        conversation_id="conv-7",
+        parent_trace_id=bytes.fromhex(PARENT_TRACE),
+        parent_span_id=bytes.fromhex(PARENT_SPAN),
+        service_name="evals",
+        agent_name="triage",
+    )
+
+
+def test_stdin() -> None:
+    result = invoke("otel", "-", stdin=ONE_TOOL)
+    assert result.exit_code == 0
+    assert result.stdout_bytes == expected(ONE_TOOL, conversation_id="stdin")
+
+
+def test_out_writes_the_file_and_nothing_else(session: Path, tmp_path: Path) -> None:
+    out = tmp_path / "trace.json"
+    result = invoke("otel", str(session), "--out", str(out))
+    assert result.exit_code == 0 and result.stdout_bytes == b""
+    assert out.read_bytes() == expected(CRASH_AND_RESUME, conversation_id="run-42")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run-42.jsonl", "trace.json"]
+    umask = os.umask(0)
+    os.umask(umask)
+    assert out.stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_out_replaces_an_existing_file(session: Path, tmp_path: Path) -> None:
+    out = tmp_path / "trace.json"
+    out.write_bytes(b"old")
+    assert invoke("otel", str(session), "--out", str(out)).exit_code == 0
+    assert out.read_bytes().startswith(b'{"resourceSpans"')
+
+
+def test_damaged_log_leaves_no_output_file(tmp_path: Path) -> None:
+    lines = ONE_TOOL.splitlines(keepends=True)
+    damaged = tmp_path / "bad.jsonl"
+    damaged.write_bytes(lines[0] + lines[1][:20] + b"\n" + b"".join(lines[2:]))
+    out = tmp_path / "trace.json"
+    result = invoke("otel", str(damaged), "--out", str(out))
+    assert result.exit_code == 1
+    message = one_error_line(result)
+    assert message.startswith(f"sessiontools otel: error: {damaged}: line 2 (byte {len(lines[0])})")
+    assert "not complete JSON" in message and "restore" in message
+    assert not out.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.jsonl"]
+
+
+def test_damaged_log_prints_nothing_on_stdout(tmp_path: Path) -> None:
+    damaged = tmp_path / "bad.jsonl"
+    damaged.write_bytes(b'{"seq":0,\n' + ONE_TOOL)
+    result = invoke("otel", str(damaged))
+    assert result.exit_code == 1 and result.stdout_bytes == b""
+    one_error_line(result)
+
+
+def test_unusable_entry_exits_1(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(ONE_TOOL.replace(b'"seq":3', b'"seq":"3"'))
+    result = invoke("otel", str(bad))
+    assert result.exit_code == 1
+    assert "line 4" in one_error_line(result)
+
+
+def test_torn_tail_is_a_warning(session: Path) -> None:
+    session.write_bytes(ONE_TOOL + b'{"seq":8,"time":"2026-')
+    result = invoke("otel", str(session))
+    assert result.exit_code == 0
+    assert result.stdout_bytes == expected(ONE_TOOL, conversation_id="run-42")
+    (warning,) = result.stderr.splitlines()
+    assert warning.startswith(f"sessiontools otel: warning: {session}: line 9 (byte ")
+    assert "cut short" in warning
+
+
+def test_unknown_entry_is_a_warning(session: Path) -> None:
+    session.write_bytes(ONE_TOOL + b'{"seq":8,"time":"2026-10-18T09:31:00Z","type":"x","x":{}}\n')
+    result = invoke("otel", str(session))
+    assert result.exit_code == 0
+    assert "unknown entry type 'x'" in one_error_line(result)
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["--parent-span", PARENT_SPAN], "--parent-span needs --parent-trace"),
+        (["--parent-trace", PARENT_TRACE[:-1]], "32 hex digits"),
+        (["--parent-trace", PARENT_TRACE + "0"], "32 hex digits"),
+        (["--parent-trace", "z" * 32], "hex digits"),
+        (["--parent-trace", "0" * 32], "all zero"),
+        (["--parent-trace", PARENT_TRACE, "--parent-span", "0" * 16], "all zero"),
+        (["--parent-trace", PARENT_TRACE, "--parent-span", PARENT_SPAN[:8]], "16 hex digits"),
+        (["--no-such-flag"], "No such option"),
+        (["--out"], "requires an argument"),
+    ],
+)
+def test_usage_errors_exit_2_with_one_line(session: Path, args: list[str], fragment: str) -> None:
+    result = invoke("otel", str(session), *args)
+    assert result.exit_code == 2
+    message = one_error_line(result)
+    assert message.startswith("sessiontools otel: error: ")
+    assert fragment in message
+    assert result.stdout_bytes == b""
+
+
+def test_missing_file_is_a_usage_error(tmp_path: Path) -> None:
+    result = invoke("otel", str(tmp_path / "nope.jsonl"))
+    assert result.exit_code == 2
+    assert "cannot open" in one_error_line(result)
+
+
+def test_directory_is_a_usage_error(tmp_path: Path) -> None:
+    result = invoke("otel", str(tmp_path))
+    assert result.exit_code == 2
+    assert "is a directory" in one_error_line(result)
+
+
+def test_missing_argument_is_a_usage_error() -> None:
+    result = invoke("otel")
+    assert result.exit_code == 2
+    assert "Missing argument" in one_error_line(result)
+
+
+@pytest.mark.parametrize("where", ["missing-dir/out.json", "."])
+def test_unusable_out_is_a_usage_error(session: Path, tmp_path: Path, where: str) -> None:
+    result = invoke("otel", str(session), "--out", str(tmp_path / where))
+    assert result.exit_code == 2
+    assert "--out" in one_error_line(result)
+
+
+def test_out_never_overwrites_the_session(session: Path) -> None:
+    result = invoke("otel", str(session), "--out", str(session))
+    assert result.exit_code == 2
+    assert "session itself" in one_error_line(result)
+    assert session.read_bytes() == CRASH_AND_RESUME
+
+
+def test_unknown_command_and_help() -> None:
+    result = invoke("traces")
+    assert result.exit_code == 2
+    assert "No such command" in one_error_line(result)
+    help_ = invoke("otel", "--help")
+    assert help_.exit_code == 0
+    for flag in ("--out", "--conversation-id", "--parent-trace", "--parent-span"):
+        assert flag in help_.stdout
+    assert invoke("--version").stdout.startswith("sessiontools, version ")
+
+
+def test_main_returns_the_exit_status(session: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["otel", str(session), "--parent-span", PARENT_SPAN]) == 2
+    assert main(["otel", str(session)]) == 0
+    out = capsys.readouterr()
+    assert out.out.startswith('{"resourceSpans"')

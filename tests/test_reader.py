@@ -1,0 +1,381 @@
+"""Bytes to entries (reading.md: "Lines", "Bytes", "Unknown")."""
+
+from __future__ import annotations
+
+import io
+import os
+import warnings
+from pathlib import Path
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sessiontools import (
+    DamagedLogError,
+    EntryError,
+    LogError,
+    LogReader,
+    MessageEntry,
+    ModelErrorEntry,
+    TornTailWarning,
+    UnknownEntry,
+    UnknownEntryWarning,
+    iter_entries,
+    read_session,
+)
+from tests.helpers import assistant, line, outcome, read_bytes, result, t, user
+
+RUN = (
+    line(0, "run_started", {"prompt": "hi"})
+    + line(1, "message", user("hi"))
+    + line(2, "message", assistant(text="hello"))
+    + line(3, "run_ended", outcome())
+)
+
+
+def entries(data: bytes) -> list[tuple[int, str]]:
+    return [(e.seq, e.type) for e in read_bytes(data).entries]
+
+
+def test_reads_entries_in_order() -> None:
+    session = read_bytes(RUN)
+    assert [(e.seq, e.type, e.line) for e in session.entries] == [
+        (0, "run_started", 1),
+        (1, "message", 2),
+        (2, "message", 3),
+        (3, "run_ended", 4),
+    ]
+    assert session.torn_tail is None and session.closing_line is None
+    assert session.warnings == ()
+
+
+def test_crlf_and_blank_lines() -> None:
+    crlf = RUN.replace(b"\n", b"\r\n")
+    padded = b"\n  \n" + RUN.replace(b"\n", b"\n\t \n") + b"\n\n"
+    assert entries(crlf) == entries(RUN) == entries(padded)
+    assert read_bytes(crlf).entries == read_bytes(RUN).entries
+
+
+def test_only_one_trailing_cr_is_stripped() -> None:
+    # "\r\r" at the end: one is the line ending, the other is JSON whitespace.
+    assert entries(RUN.replace(b"\n", b"\r\r\n")) == entries(RUN)
+
+
+@pytest.mark.parametrize("sep", ["\u2028", "\u2029", "\u0085", "\r", "\x0b", "\x0c"])
+def test_splits_on_newline_byte_only(sep: str) -> None:
+    text = f"one{sep}two"
+    data = line(0, "run_started", {"prompt": text}).replace(
+        orjson.dumps(text), b'"' + text.encode() + b'"'
+    )
+    if sep in "\r\x0b\x0c":  # a raw control character is not allowed in a JSON string
+        with pytest.raises(LogError):
+            read_bytes(data + RUN.replace(b'"seq":0', b'"seq":9'))
+        return
+    session = read_bytes(data)
+    (entry,) = session.entries
+    assert entry.payload.prompt == text  # type: ignore[union-attr]
+
+
+def test_torn_tail_is_ignored_and_reported() -> None:
+    data = RUN + line(4, "run_started", {"prompt": "again"})[:25]
+    offset = len(RUN)
+    with pytest.warns(TornTailWarning, match=rf"line 5 \(byte {offset}\)"):
+        session = read_session(io.BytesIO(data), name="s.jsonl")
+    assert entries(data) == entries(RUN)
+    assert session.torn_tail is not None
+    assert (session.torn_tail.line, session.torn_tail.offset, session.torn_tail.length) == (
+        5,
+        offset,
+        25,
+    )
+    assert len(session.warnings) == 1
+
+
+def test_torn_tail_followed_by_blank_lines() -> None:
+    data = RUN + b'{"seq":4,"ti' + b"\n  \n\n"
+    session = read_bytes(data)
+    assert session.torn_tail is not None and session.torn_tail.line == 5
+    assert len(session.entries) == 4
+
+
+def test_damaged_middle_line_names_file_line_and_offset() -> None:
+    lines = RUN.splitlines(keepends=True)
+    data = lines[0] + lines[1][:30] + b"\n" + b"".join(lines[2:])
+    with pytest.raises(DamagedLogError) as info:
+        read_session(io.BytesIO(data), name="logs/s.jsonl")
+    e = info.value
+    assert (e.name, e.line, e.offset) == ("logs/s.jsonl", 2, len(lines[0]))
+    assert str(e).startswith(f"logs/s.jsonl: line 2 (byte {len(lines[0])}): not complete JSON")
+    assert "\n" not in str(e)
+
+
+def test_closing_outcome_line_is_kept_aside() -> None:
+    closing = orjson.dumps({**outcome(turns=1), "cost_usd": 0.0123}) + b"\n"
+    session = read_bytes(RUN + closing)
+    assert len(session.entries) == 4
+    c = session.closing_line
+    assert c is not None
+    assert (c.line, c.offset, c.cost_usd) == (5, len(RUN), 0.0123)
+    assert c.outcome is not None and c.outcome.reason == "completed" and c.outcome.turns == 1
+
+
+def test_closing_outcome_line_nested_under_a_key() -> None:
+    closing = orjson.dumps({"outcome": outcome(reason="limit", limit="max_turns"), "cost_usd": 2})
+    c = read_bytes(RUN + closing).closing_line
+    assert c is not None and c.outcome is not None
+    assert (c.outcome.reason, c.outcome.limit, c.cost_usd) == ("limit", "max_turns", 2.0)
+
+
+def test_closing_line_without_cost() -> None:
+    c = read_bytes(RUN + orjson.dumps(outcome())).closing_line
+    assert c is not None and c.cost_usd is None
+
+
+def test_json_that_is_not_an_entry_before_the_last_line_is_an_error() -> None:
+    data = RUN + orjson.dumps(outcome()) + b"\n" + line(9, "run_started", {})
+    with pytest.raises(EntryError, match=r"line 5 .*not an entry"):
+        read_bytes(data)
+
+
+def test_last_line_json_but_not_an_object() -> None:
+    with pytest.raises(EntryError, match="line 5"):
+        read_bytes(RUN + b"[1, 2]\n")
+
+
+# Bytes an earlier agentloop logged verbatim (reading.md, "Bytes").
+
+
+def _input_line(raw_input: bytes) -> bytes:
+    payload = assistant(("c1", "read"))
+    data = line(2, "message", payload)
+    return data.replace(b'"input":{}', b'"input":' + raw_input)
+
+
+def _input(data: bytes) -> object:
+    entry = read_bytes(RUN[: RUN.index(b"\n") + 1] + data).entries[1]
+    assert isinstance(entry.payload, MessageEntry)
+    (call,) = entry.payload.message.tool_calls
+    return call.input
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        # Go's decoder: each byte of invalid UTF-8 becomes one U+FFFD (utf8.DecodeRune, width 1).
+        (b'{"p":"a\xffb"}', {"p": "a\ufffdb"}),
+        (b'{"p":"\xe2\x82A"}', {"p": "\ufffd\ufffdA"}),  # a truncated 3-byte sequence
+        (b'{"p":"\xed\xa0\xbd"}', {"p": "\ufffd\ufffd\ufffd"}),  # a UTF-8 encoded surrogate
+        (b'{"p":"\xc0\xaf"}', {"p": "\ufffd\ufffd"}),  # an overlong encoding
+        # Escaped lone surrogates become U+FFFD; a proper pair is one character.
+        (b'{"p":"\\ud83d"}', {"p": "\ufffd"}),
+        (b'{"p":"\\ud83dx"}', {"p": "\ufffdx"}),
+        (b'{"p":"\\ude00\\ud83d"}', {"p": "\ufffd\ufffd"}),
+        (b'{"p":"\\ud83d\\ude00"}', {"p": "\U0001f600"}),
+        (b'{"\\ud83d":1}', {"\ufffd": 1}),
+        # A repeated name: the last wins, on the fast path and the fallback alike.
+        (b'{"p":"a.txt","p":"b.txt"}', {"p": "b.txt"}),
+        (b'{"p":"a\xff","p":"b.txt"}', {"p": "b.txt"}),
+        # Line separators inside strings, raw and escaped.
+        (b'{"p":"a\xe2\x80\xa8b\xc2\x85c\\u2028"}', {"p": "a\u2028b\u0085c\u2028"}),
+    ],
+)
+def test_bytes_are_read_as_go_reads_them(raw: bytes, expected: object) -> None:
+    value = _input(_input_line(raw))
+    assert value == expected
+    orjson.dumps(value)  # whatever is read can be written again as valid UTF-8
+
+
+def test_invalid_byte_outside_a_string_is_damage() -> None:
+    data = _input_line(b'{"p":1}\xff') + RUN
+    with pytest.raises(DamagedLogError):
+        read_bytes(data)
+
+
+@pytest.mark.parametrize("constant", [b"NaN", b"Infinity", b"-Infinity"])
+def test_non_json_constants_are_not_json(constant: bytes) -> None:
+    with pytest.raises(DamagedLogError):
+        read_bytes(_input_line(b'{"p":' + constant + b"}") + RUN)
+
+
+def test_very_long_line() -> None:
+    content = "x" * (24 * 1024 * 1024) + "é"
+    data = (
+        line(0, "run_started", {"prompt": "p"})
+        + line(1, "tool_result", result("c1", content))
+        + line(2, "run_ended", outcome())
+    )
+    session = read_bytes(data)
+    assert session.entries[1].payload.result.content == content  # type: ignore[union-attr]
+
+
+# Unknown things come from a newer agentloop: kept, warned once.
+
+
+def test_unknown_entry_type_is_kept_and_warned_once() -> None:
+    data = (
+        RUN
+        + line(4, "checkpoint", {"at": 1})
+        + line(5, "checkpoint", {"at": 2})
+        + line(6, "run_started", {"prompt": "x", "mode": "fast"})
+        + line(7, "run_started", {"prompt": "y", "mode": "slow"})
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        session = read_session(io.BytesIO(data), name="s.jsonl")
+    messages = [str(w.message) for w in caught if issubclass(w.category, UnknownEntryWarning)]
+    assert len(messages) == 2
+    assert "line 5: unknown entry type 'checkpoint'" in messages[0]
+    assert "line 7: unknown field run_started.mode" in messages[1]
+    unknown = session.entries[4]
+    assert unknown.type == "checkpoint"
+    assert unknown.payload == UnknownEntry("checkpoint", {"at": 1})
+    assert session.warnings == tuple(messages)
+
+
+def test_unknown_top_level_field() -> None:
+    data = RUN.replace(b'{"seq":0,', b'{"seq":0,"run_id":"r1",', 1)
+    with pytest.warns(UnknownEntryWarning, match="field 'run_id'"):
+        read_session(io.BytesIO(data))
+
+
+# Complete JSON that is not a usable entry: an error, like Go's decoder.
+
+
+@pytest.mark.parametrize(
+    ("bad", "problem"),
+    [
+        (b'{"seq":"1","time":"%s","type":"labels","labels":{"labels":[]}}', "seq is a string"),
+        (b'{"seq":1.0,"time":"%s","type":"labels","labels":{"labels":[]}}', "seq is a number"),
+        (b'{"seq":1,"time":"yesterday","type":"labels","labels":{"labels":[]}}', "RFC 3339"),
+        (b'{"seq":1,"type":"labels","labels":{"labels":[]}}', "time is null"),
+        (b'{"seq":1,"time":"%s","type":"labels"}', "without its 'labels' object"),
+        (b'{"seq":1,"time":"%s","type":"labels","labels":{"labels":"a"}}', "labels.labels is"),
+        (
+            b'{"seq":1,"time":"%s","type":"message","message":{"usage":{"input_tokens":"5"}}}',
+            "message.usage.input_tokens is a string",
+        ),
+        (
+            b'{"seq":1,"time":"%s","type":"model_error","model_error":{"error":{"kind":"x",'
+            b'"message":"","retry_after":"soon"},"retry":true}}',
+            "retry_after",
+        ),
+    ],
+)
+def test_unusable_entries(bad: bytes, problem: str) -> None:
+    if b"%s" in bad:
+        bad = bad % t(1).encode()
+    data = line(0, "run_started", {}) + bad + b"\n"
+    with pytest.raises(EntryError, match=problem) as info:
+        read_bytes(data)
+    assert (info.value.line, info.value.offset) == (2, len(line(0, "run_started", {})))
+
+
+def test_go_zero_time_is_unset() -> None:
+    error = {
+        "kind": "rate_limited",
+        "status": 429,
+        "message": "slow down",
+        "retry_after": "0001-01-01T00:00:00Z",
+        "resets_at": "2026-10-18T09:31:00Z",
+    }
+    data = line(0, "model_error", {"error": error, "retry": True, "wait_ms": 1500})
+    (entry,) = read_bytes(data).entries
+    assert isinstance(entry.payload, ModelErrorEntry)
+    assert entry.payload.error.retry_after_unix_nano is None
+    assert entry.payload.error.resets_at_unix_nano == 1_792_315_860 * 10**9
+    assert (entry.payload.retry, entry.payload.wait_ms) == (True, 1500)
+
+
+# Sources: paths and binary files; never written.
+
+
+def test_path_and_file_read_the_same(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(RUN)
+    with open(path, "rb") as f:
+        from_file = read_session(f)
+        assert not f.closed  # the caller's file is the caller's to close
+    from_path = read_session(path)
+    assert from_file.entries == from_path.entries
+    assert from_file.name == from_path.name == str(path)
+
+
+def test_text_file_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(RUN)
+    with open(path) as f, pytest.raises(TypeError, match="binary mode"):
+        read_session(f)  # type: ignore[arg-type]
+
+
+def test_reader_closes_what_it_opened(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(RUN)
+    reader = iter_entries(path)
+    assert len(list(reader)) == 4
+    assert reader._file.closed
+    with pytest.raises(RuntimeError):
+        list(reader)
+
+
+def test_reading_never_changes_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(RUN + b'{"seq":4,')
+    os.chmod(path, 0o444)
+    before = os.stat(path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        read_session(path)
+    after = os.stat(path)
+    assert path.read_bytes() == RUN + b'{"seq":4,'
+    assert (after.st_mtime_ns, after.st_size) == (before.st_mtime_ns, before.st_size)
+
+
+def test_log_still_being_written_reads_to_its_last_complete_line(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    with open(path, "wb") as writer:
+        writer.write(RUN[:-20])
+        writer.flush()
+        with pytest.warns(TornTailWarning):
+            first = read_session(path)
+        writer.write(RUN[-20:])
+        writer.flush()
+        second = read_session(path)
+    assert len(first.entries) == 3 and first.torn_tail is not None
+    assert len(second.entries) == 4 and second.torn_tail is None
+
+
+def test_reader_streams_one_line_at_a_time() -> None:
+    """The reader hands out an entry before it has read the rest of the file."""
+
+    class Lines(io.RawIOBase):
+        def __init__(self) -> None:
+            self.lines = RUN.splitlines(keepends=True)
+            self.served = 0
+
+        def readable(self) -> bool:
+            return True
+
+        def readline(self, size: int | None = -1) -> bytes:
+            if self.served == len(self.lines):
+                return b""
+            self.served += 1
+            return self.lines[self.served - 1]
+
+    source = Lines()
+    reader = LogReader(source)  # type: ignore[arg-type]
+    first = next(iter(reader))
+    assert first.seq == 0 and source.served == 1
+
+
+# Properties.
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.binary(max_size=60) | st.sampled_from(RUN.splitlines()), max_size=8))
+def test_arbitrary_lines_are_read_or_rejected_with_a_log_error(lines: list[bytes]) -> None:
+    try:
+        read_bytes(b"\n".join(lines))
+    except LogError as e:
+        assert "\n" not in str(e)

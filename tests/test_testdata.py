@@ -1,0 +1,168 @@
+"""Every log in testdata/sessions: golden exports, the protobuf schema, determinism, prefixes.
+
+The golden files are regenerated with `python tests/update_golden.py` (see its docstring).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sessiontools import DamagedLogError, LogError, otlp_json
+from tests.helpers import GOLDEN, REPO, logs_in_testdata, read_bytes
+from tests.otlp import semconv_keys, spans, to_proto
+from tests.update_golden import render
+
+LOGS = logs_in_testdata()
+EXPORTED = [log for log in LOGS if (GOLDEN / f"{log.stem}.otlp.json").exists()]
+
+
+def export(data: bytes, conversation_id: str) -> bytes:
+    import io
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return otlp_json(io.BytesIO(data), conversation_id=conversation_id)
+
+
+@pytest.mark.parametrize("log", LOGS, ids=lambda p: p.name)
+def test_golden(log: Path) -> None:
+    for name, data in render(log).items():
+        golden = GOLDEN / name
+        assert golden.exists(), f"no golden file {name}: run python tests/update_golden.py"
+        assert data == golden.read_bytes(), f"{name} differs: run python tests/update_golden.py"
+
+
+def test_no_stale_golden_files() -> None:
+    wanted = {name for log in LOGS for name in render(log)}
+    assert {p.name for p in GOLDEN.iterdir()} == wanted
+
+
+def test_every_log_but_the_damaged_one_exports() -> None:
+    assert len(EXPORTED) >= len(LOGS) - 1 >= 14
+
+
+@pytest.mark.parametrize("log", EXPORTED, ids=lambda p: p.name)
+def test_export_parses_into_protobuf_with_known_keys(log: Path) -> None:
+    data = (GOLDEN / f"{log.stem}.otlp.json").read_bytes()
+    request = to_proto(data)
+    allowed = semconv_keys()
+    (rs,) = request.resource_spans
+    assert [a.key for a in rs.resource.attributes] == ["service.name"]
+    for span in rs.scope_spans[0].spans:
+        assert len(span.trace_id) == 16 and len(span.span_id) == 8
+        assert len(span.parent_span_id) in (0, 8)
+        assert span.start_time_unix_nano <= span.end_time_unix_nano
+        for attribute in span.attributes:
+            assert attribute.key in allowed or attribute.key.startswith("agentloop.")
+
+
+@pytest.mark.parametrize("log", EXPORTED, ids=lambda p: p.name)
+def test_span_tree_is_well_formed(log: Path) -> None:
+    out = spans((GOLDEN / f"{log.stem}.otlp.json").read_bytes())
+    by_id = {s.span_id: s for s in out}
+    assert len(by_id) == len(out), "span ids are unique"
+    for s in out:
+        operation = s.attributes["gen_ai.operation.name"]
+        assert s.name.split(" ")[0] == operation
+        if operation == "invoke_agent":
+            assert (s.parent_span_id, s.kind) == ("", 1)
+            continue
+        parent = by_id[s.parent_span_id]
+        assert parent.trace_id == s.trace_id
+        parent_operation = parent.attributes["gen_ai.operation.name"]
+        if operation == "execute_tool":
+            assert (s.kind, parent_operation) == (1, "invoke_agent")
+        else:
+            assert (s.kind, operation) == (3, "chat")
+            assert parent_operation in ("invoke_agent", "execute_tool")
+            if parent_operation == "execute_tool":  # a tool's own model call spans its tool
+                assert (s.start, s.end) == (parent.start, parent.end)
+
+
+def test_same_bytes_across_hash_seeds() -> None:
+    logs = [str(log.relative_to(REPO)) for log in EXPORTED]
+    outputs = []
+    for seed in ("0", "1", "4242"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        script = (
+            "import sys, warnings\n"
+            "warnings.simplefilter('ignore')\n"
+            "from sessiontools import otlp_json\n"
+            "for p in sys.argv[1:]:\n"
+            "    sys.stdout.buffer.write(otlp_json(p))\n"
+        )
+        run = subprocess.run(
+            [sys.executable, "-c", script, *logs],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            check=True,
+        )
+        outputs.append(run.stdout)
+    assert outputs[0] == outputs[1] == outputs[2]
+    golden = b"".join((GOLDEN / f"{log.stem}.otlp.json").read_bytes() for log in EXPORTED)
+    assert outputs[0] == golden
+
+
+def _cuts_after_run_ended(data: bytes) -> list[int]:
+    cuts = []
+    offset = 0
+    for raw in data.splitlines(keepends=True):
+        offset += len(raw)
+        if b'"type":"run_ended"' in raw:
+            cuts.append(offset)
+    return cuts
+
+
+@pytest.mark.parametrize("log", EXPORTED, ids=lambda p: p.name)
+def test_cut_after_a_run_ended_keeps_the_bytes_of_earlier_runs(log: Path) -> None:
+    data = log.read_bytes()
+    whole = export(data, log.stem)
+    head, _, _ = whole.partition(b',"spans":[')
+    tail = b'],"schemaUrl"'
+    for cut in _cuts_after_run_ended(data):
+        part = export(data[:cut], log.stem)
+        if b',"spans":[' not in part:
+            continue
+        part_spans = part[len(head) : part.index(tail, len(head))]
+        assert whole.startswith(head + part_spans + b",") or whole == part
+
+
+@pytest.mark.parametrize("log", LOGS, ids=lambda p: p.name)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_any_prefix_is_read_or_rejected_as_damage(log: Path, data: st.DataObject) -> None:
+    content = log.read_bytes()
+    cut = data.draw(st.integers(min_value=0, max_value=len(content)))
+    try:
+        read_bytes(content[:cut])
+    except DamagedLogError:
+        assert b"damaged" in log.name.encode()
+
+
+@pytest.mark.parametrize("log", LOGS, ids=lambda p: p.name)
+def test_every_prefix_of_every_line_boundary_is_read_or_damage(log: Path) -> None:
+    content = log.read_bytes()
+    for cut in range(0, len(content) + 1, max(1, len(content) // 400)):
+        try:
+            read_bytes(content[:cut])
+        except LogError as e:
+            assert isinstance(e, DamagedLogError), e
+
+
+def test_generator_writes_these_files() -> None:
+    run = subprocess.run(
+        [sys.executable, "testdata/make_sessions.py", "--check"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
