@@ -645,12 +645,121 @@ def _pins(d: dict[str, Any]) -> PinsEntry:
     return PinsEntry(MappingProxyType(dict(pins)))
 
 
+# Fast paths for the frequent entries: read every field inline and check all types at once.
+# Anything unusual (a null, a wrong type, labels, a display) goes to the checked decoder above,
+# which gives the same value, or the precise error.
+
+
+def _fast_usage(u: dict[str, Any]) -> Usage | None:
+    i = u.get("input_tokens", 0)
+    o = u.get("output_tokens", 0)
+    r = u.get("cache_read_tokens", 0)
+    w = u.get("cache_write_tokens", 0)
+    if i.__class__ is int and o.__class__ is int and r.__class__ is int and w.__class__ is int:
+        return _new_usage(i, o, r, w) if i or o or r or w else ZERO_USAGE
+    return None
+
+
+def _fast_message(m: dict[str, Any]) -> Message | None:
+    role = m.get("role")
+    parts = m.get("parts")
+    native = m.get("native")
+    if role.__class__ is not str or parts.__class__ is not list:
+        return None
+    out = []
+    for p in parts:
+        if p.__class__ is not dict:
+            return None
+        ptype = p.get("type")
+        text = p.get("text", "")
+        call = p.get("tool_call")
+        if ptype.__class__ is not str or text.__class__ is not str or "tool_result" in p:
+            return None
+        if call is None:
+            out.append(_new_part(ptype, text, None, None))
+            continue
+        if call.__class__ is not dict:
+            return None
+        call_id = call.get("id")
+        name = call.get("name")
+        if call_id.__class__ is not str or name.__class__ is not str:
+            return None
+        out.append(_new_part(ptype, text, _new_tool_call(call_id, name, call.get("input")), None))
+    nat = None
+    if native is not None:
+        if native.__class__ is not dict:
+            return None
+        provider = native.get("provider")
+        model = native.get("model")
+        if provider.__class__ is not str or model.__class__ is not str:
+            return None
+        nat = _new_native(provider, model, native.get("data"))
+    return _new_message(role, tuple(out), nat)
+
+
+def _fast_message_entry(d: dict[str, Any]) -> MessageEntry:
+    m = d.get("message")
+    u = d.get("usage")
+    stop = d.get("stop", "")
+    model = d.get("model", "")
+    refusal = d.get("refusal", "")
+    if (
+        m.__class__ is dict
+        and u.__class__ is dict
+        and stop.__class__ is str
+        and model.__class__ is str
+        and refusal.__class__ is str
+    ):
+        usage = _fast_usage(u)
+        message = _fast_message(m)
+        if usage is not None and message is not None:
+            return _new_message_entry(message, usage, stop, model, refusal)
+    return _message_entry(d)
+
+
+def _fast_decision(d: dict[str, Any]) -> DecisionEntry:
+    call_id = d.get("call_id")
+    tool = d.get("tool")
+    verdict = d.get("verdict")
+    reason = d.get("reason", "")
+    if (
+        call_id.__class__ is str
+        and tool.__class__ is str
+        and verdict.__class__ is str
+        and reason.__class__ is str
+        and "labels" not in d
+    ):
+        return _new_decision(call_id, tool, verdict, reason, ())
+    return _decision(d)
+
+
+def _fast_call_started(d: dict[str, Any]) -> CallStartedEntry:
+    call_id = d.get("call_id")
+    if call_id.__class__ is str:
+        return _new_call_started(call_id)
+    return _call_started(d)
+
+
+def _fast_tool_result(d: dict[str, Any]) -> ToolResultEntry:
+    r = d.get("result")
+    log = d.get("log", "")
+    if r.__class__ is dict and log.__class__ is str and len(d) == 1 + ("log" in d):
+        call_id = r.get("call_id")
+        content = r.get("content", "")
+        is_error = r.get("is_error", False)
+        if call_id.__class__ is str and content.__class__ is str and is_error.__class__ is bool:
+            return _new_tool_result_entry(
+                _new_tool_result(call_id, content, is_error), (), log, (), None
+            )
+    return _tool_result(d)
+
+
 _DECODERS = {
     "run_started": _run_started,
-    "message": _message_entry,
-    "decision": _decision,
-    "call_started": _call_started,
-    "tool_result": _tool_result,
+    "message": _fast_message_entry,
+    "decision": _fast_decision,
+    "call_started": _fast_call_started,
+    "tool_result": _fast_tool_result,
     "model_error": _model_error_entry,
     "run_ended": decode_outcome,
     "labels": _labels_entry,
@@ -693,33 +802,34 @@ def decode_entry(obj: dict[str, Any], line: int, on_unknown: Any) -> Entry:
         BadEntry: the object is not a usable entry (reading.md: such a line is damage).
     """
     seq = obj["seq"]
+    etype = obj["type"]
+    text = obj.get("time")
     if seq.__class__ is not int:
         raise BadEntry(f"seq is {_kind(seq)}, not an integer")
-    etype = obj["type"]
     if etype.__class__ is not str:
         raise BadEntry(f"type is {_kind(etype)}, not a string")
-    text = obj.get("time")
     if text.__class__ is not str:
         raise BadEntry(f"time is {_kind(text)}, not an RFC 3339 time")
     try:
         time_unix_nano, offset = parse_rfc3339(text)
     except ValueError as e:
         raise BadEntry(str(e)) from None
-    if not ENTRY_FIELDS.issuperset(obj):
+    # seq, time, type and the payload: four names; more may be unknown ones.
+    if len(obj) != 4 and not ENTRY_FIELDS.issuperset(obj):
         for k in obj:
             if k not in ENTRY_FIELDS and k != etype:  # an unknown type's own payload
                 on_unknown(f"field {k!r}")
     decoder = _DECODERS.get(etype)
     if decoder is None:
         on_unknown(f"entry type {etype!r}")
-        return _new_entry(
-            seq, time_unix_nano, etype, UnknownEntry(etype, obj.get(etype)), offset, line
-        )
+        unknown = UnknownEntry(etype, obj.get(etype))
+        return _new_entry(seq, time_unix_nano, etype, unknown, offset, line)
     data = obj.get(etype)
     if data.__class__ is not dict:
         raise BadEntry(f"a {etype} entry without its {etype!r} object")
-    if not PAYLOAD_FIELDS[etype].issuperset(data):
+    known = PAYLOAD_FIELDS[etype]
+    if not known.issuperset(data):
         for k in data:
-            if k not in PAYLOAD_FIELDS[etype]:
+            if k not in known:
                 on_unknown(f"field {etype}.{k}")
     return _new_entry(seq, time_unix_nano, etype, decoder(data), offset, line)

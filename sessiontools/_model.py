@@ -31,9 +31,10 @@ A start later than its end (a clock stepped back between two entries) is moved t
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Any, cast
 
 from ._entries import (
     ZERO_USAGE,
@@ -46,10 +47,12 @@ from ._entries import (
     ModelErrorEntry,
     Outcome,
     PinsEntry,
+    RunStartedEntry,
     ToolResultEntry,
     Usage,
 )
 from ._reader import ClosingLine, LogReader, LogSource, TornTail
+from ._values import fast_maker
 
 __all__ = [
     "FailedCall",
@@ -234,6 +237,13 @@ class LabelSource:
     call_id: str = ""
 
 
+_new_turn = fast_maker(Turn)
+_new_failed = fast_maker(FailedCall)
+_new_tool_model_call = fast_maker(ToolModelCall)
+_new_record = fast_maker(ToolCallRecord)
+_new_run = fast_maker(Run)
+
+
 class _Call:
     """What the session knows of a call with no result yet, across runs."""
 
@@ -330,6 +340,15 @@ class SessionFold:
         self._request_model = ""
         self._run: _RunFold | None = None
         self._runs = 0
+        self._handlers: dict[type, Callable[[_RunFold, Entry, Any], None]] = {
+            MessageEntry: self._message,
+            DecisionEntry: self._decision,
+            CallStartedEntry: self._started,
+            ToolResultEntry: self._result,
+            ModelErrorEntry: self._failed,
+            LabelsEntry: self._session_entry,
+            PinsEntry: self._session_entry,
+        }
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -344,61 +363,58 @@ class SessionFold:
 
     def feed(self, entry: Entry) -> Run | None:
         """Take the next entry of the log; return the run it ended, if any."""
-        etype = entry.type
-        if etype == "run_started":
+        payload = entry.payload
+        kind = payload.__class__
+        if kind is RunStartedEntry:
             ended = self.finish()
             self._run = _RunFold(self._runs, entry)
             self._runs += 1
             return ended
         run = self._run
-        payload = entry.payload
-        if etype == "labels":
-            assert isinstance(payload, LabelsEntry)
-            self._add_labels(payload.labels, LabelSource(payload.source or "seed", entry.seq))
-        elif etype == "pins":
-            assert isinstance(payload, PinsEntry)
-            for tool, digest in payload.pins.items():
-                self.pins.setdefault(tool, digest)
         if run is None:
-            # Outside any run: only the session's state changes.
-            if etype == "message":
-                assert isinstance(payload, MessageEntry)
-                self.usage += payload.usage
-            elif etype == "tool_result":
-                assert isinstance(payload, ToolResultEntry)
-                for mu in payload.usage:
-                    self.usage += mu.usage
+            self._outside(entry, payload)
             return None
-        ended = None
-        if etype == "message":
-            assert isinstance(payload, MessageEntry)
-            if payload.message.role == "assistant":
-                self._turn(run, entry, payload)
-        elif etype == "model_error":
-            assert isinstance(payload, ModelErrorEntry)
-            self._failed(run, entry, payload)
-        elif etype == "decision":
-            assert isinstance(payload, DecisionEntry)
-            self._decision(run, entry, payload)
-        elif etype == "call_started":
-            assert isinstance(payload, CallStartedEntry)
-            rc = self._run_call(run, entry, payload.call_id, "")
-            if rc.started_time is None:
-                rc.started_time = entry.time_unix_nano
-        elif etype == "tool_result":
-            assert isinstance(payload, ToolResultEntry)
-            self._result(run, entry, payload)
-        if etype == "model_error" and payload.retry:  # type: ignore[union-attr]
+        handle = self._handlers.get(kind)
+        if handle is not None:
+            handle(run, entry, payload)
+        if kind is ModelErrorEntry and payload.retry:  # type: ignore[union-attr]
             run.prev_wait_ns = payload.wait_ms * _MS  # type: ignore[union-attr]
         else:
             run.prev_wait_ns = None
         run.last_seq = entry.seq
         run.last_time = entry.time_unix_nano
-        if etype == "run_ended":
-            assert isinstance(payload, Outcome)
-            ended = self._close(run, payload)
+        if kind is Outcome:
             self._run = None
-        return ended
+            return self._close(run, cast(Outcome, payload))
+        return None
+
+    def _outside(self, entry: Entry, payload: object) -> None:
+        """An entry outside any run: only the session's state changes."""
+        if isinstance(payload, LabelsEntry | PinsEntry):
+            self._session_entry(None, entry, payload)
+        elif isinstance(payload, MessageEntry):
+            self.usage += payload.usage
+        elif isinstance(payload, ToolResultEntry):
+            for mu in payload.usage:
+                self.usage += mu.usage
+
+    def _session_entry(
+        self, run: _RunFold | None, entry: Entry, payload: LabelsEntry | PinsEntry
+    ) -> None:
+        if isinstance(payload, LabelsEntry):
+            self._add_labels(payload.labels, LabelSource(payload.source or "seed", entry.seq))
+        else:
+            for tool, digest in payload.pins.items():
+                self.pins.setdefault(tool, digest)
+
+    def _message(self, run: _RunFold, entry: Entry, payload: MessageEntry) -> None:
+        if payload.message.role == "assistant":
+            self._turn(run, entry, payload)
+
+    def _started(self, run: _RunFold, entry: Entry, payload: CallStartedEntry) -> None:
+        rc = self._run_call(run, entry, payload.call_id, "")
+        if rc.started_time is None:
+            rc.started_time = entry.time_unix_nano
 
     def finish(self) -> Run | None:
         """End the log: return the run still open (it crashed), if any."""
@@ -420,7 +436,7 @@ class SessionFold:
         request_model = native_model or payload.model
         calls = payload.message.tool_calls
         run.turns.append(
-            Turn(
+            _new_turn(
                 entry.seq,
                 entry.time_unix_nano,
                 self._call_start(run, entry),
@@ -429,7 +445,7 @@ class SessionFold:
                 model,
                 payload.stop,
                 payload.usage,
-                tuple(c.id for c in calls),
+                tuple([c.id for c in calls]),
             )
         )
         run.usage += payload.usage
@@ -438,7 +454,7 @@ class SessionFold:
         if run.unresolved:
             for i in run.unresolved:
                 f = run.failed[i]
-                run.failed[i] = FailedCall(
+                run.failed[i] = _new_failed(
                     f.seq,
                     f.time_unix_nano,
                     f.start_time_unix_nano,
@@ -458,7 +474,7 @@ class SessionFold:
         if not self._provider and not self._request_model:
             run.unresolved.append(len(run.failed))
         run.failed.append(
-            FailedCall(
+            _new_failed(
                 entry.seq,
                 entry.time_unix_nano,
                 self._call_start(run, entry),
@@ -504,7 +520,7 @@ class SessionFold:
         rc.is_error = payload.result.is_error
         if payload.usage:
             rc.model_calls = tuple(
-                ToolModelCall(i, mu.model, mu.usage) for i, mu in enumerate(payload.usage)
+                _new_tool_model_call(i, mu.model, mu.usage) for i, mu in enumerate(payload.usage)
             )
             for mu in payload.usage:
                 run.usage += mu.usage
@@ -533,7 +549,7 @@ class SessionFold:
                 start = rc.open_time
             call = rc.call
             records.append(
-                ToolCallRecord(
+                _new_record(
                     call.call_id,
                     call.tool,
                     call.message_seq,
@@ -563,7 +579,7 @@ class SessionFold:
         providers.discard("")
         models.discard("")
         first = run.start
-        return Run(
+        return _new_run(
             run.index,
             first.seq,
             first.time_unix_nano,

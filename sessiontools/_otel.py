@@ -16,15 +16,17 @@ time plus the output. Attribute names follow OpenTelemetry semantic conventions 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TypeAlias
 
 import orjson
 
+from ._entries import Usage
 from ._errors import InvalidIdError
 from ._model import Run, SessionFold, iter_runs
 from ._reader import LogReader, LogSource
+from ._values import fast_maker
 from ._version import __version__
 
 __all__ = [
@@ -45,6 +47,7 @@ __all__ = [
     "run_trace_id",
     "span_id",
     "trace_spans",
+    "write_otlp_json",
 ]
 
 #: The pinned semantic conventions (design/traces.md, "Spans").
@@ -83,6 +86,9 @@ class Span:
     attributes: tuple[tuple[str, AttributeValue], ...]
     status_code: int = STATUS_CODE_UNSET
     status_message: str = ""
+
+
+_new_span = fast_maker(Span)
 
 
 # Identity (design/traces.md, "Identity and order").
@@ -183,20 +189,17 @@ def parse_span_id(text: str) -> bytes:
 _RANK = {"invoke_agent": 0, "chat": 1, "execute_tool": 2, "tool_chat": 3}
 
 
-def _usage_attributes(
-    input_tokens: int, output_tokens: int, cache_read: int, cache_write: int
-) -> list[tuple[str, AttributeValue]]:
+def _add_usage(attrs: list[tuple[str, AttributeValue]], usage: Usage) -> None:
     # The conventions count cached tokens as input (gen_ai.usage.input_tokens "SHOULD include"
     # cache_read and cache_creation); agentloop's input_tokens is the uncached part.
-    attrs: list[tuple[str, AttributeValue]] = [
-        ("gen_ai.usage.input_tokens", input_tokens + cache_read + cache_write),
-        ("gen_ai.usage.output_tokens", output_tokens),
-    ]
-    if cache_read:
-        attrs.append(("gen_ai.usage.cache_read.input_tokens", cache_read))
-    if cache_write:
-        attrs.append(("gen_ai.usage.cache_creation.input_tokens", cache_write))
-    return attrs
+    read = usage.cache_read_tokens
+    write = usage.cache_write_tokens
+    attrs.append(("gen_ai.usage.input_tokens", usage.input_tokens + read + write))
+    attrs.append(("gen_ai.usage.output_tokens", usage.output_tokens))
+    if read:
+        attrs.append(("gen_ai.usage.cache_read.input_tokens", read))
+    if write:
+        attrs.append(("gen_ai.usage.cache_creation.input_tokens", write))
 
 
 def trace_spans(
@@ -233,9 +236,15 @@ def _run_spans(
     agent_name: str | None,
 ) -> list[Span]:
     trace_id = run_trace_id(conversation_id, run.start_seq, parent_trace_id=parent_trace_id)
-    run_id = span_id(trace_id, "invoke_agent", run.start_seq)
+    prefix = f"agentloop/span/{trace_id.hex()}/"
+
+    def sid(span: str, seq: int, index: int = 0) -> bytes:
+        return _nonzero(_sha256(f"{prefix}{span}/{seq}/{index}")[:8])
+
+    run_id = sid("invoke_agent", run.start_seq)
     conv: tuple[str, AttributeValue] = ("gen_ai.conversation.id", conversation_id)
     keyed: list[tuple[tuple[int, int, int, int], Span]] = []
+    append = keyed.append
 
     # invoke_agent
     attrs: list[tuple[str, AttributeValue]] = [("gen_ai.operation.name", "invoke_agent"), conv]
@@ -245,10 +254,7 @@ def _run_spans(
         attrs.append(("gen_ai.provider.name", run.provider))
     if run.request_model:
         attrs.append(("gen_ai.request.model", run.request_model))
-    u = run.usage
-    attrs += _usage_attributes(
-        u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens
-    )
+    _add_usage(attrs, run.usage)
     status_code, status_message = STATUS_CODE_UNSET, ""
     outcome = run.outcome
     if outcome is None:
@@ -267,10 +273,10 @@ def _run_spans(
         attrs.append(("agentloop.run.forbidden", outcome.forbidden))
     attrs.append(("agentloop.session.labels", run.labels))
     name = "invoke_agent" if agent_name is None else f"invoke_agent {agent_name}"
-    keyed.append(
+    append(
         (
             (run.start_time_unix_nano, run.start_seq, 0, 0),
-            Span(
+            _new_span(
                 trace_id,
                 run_id,
                 parent_span_id or b"",
@@ -286,8 +292,9 @@ def _run_spans(
     )
 
     # chat: turns
+    op_chat: tuple[str, AttributeValue] = ("gen_ai.operation.name", "chat")
     for t in run.turns:
-        attrs = [("gen_ai.operation.name", "chat"), conv]
+        attrs = [op_chat, conv]
         if t.provider:
             attrs.append(("gen_ai.provider.name", t.provider))
         if t.request_model:
@@ -296,29 +303,28 @@ def _run_spans(
             attrs.append(("gen_ai.response.model", t.model))
         if t.stop:
             attrs.append(("gen_ai.response.finish_reasons", (t.stop,)))
-        u = t.usage
-        attrs += _usage_attributes(
-            u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens
-        )
-        keyed.append(
+        _add_usage(attrs, t.usage)
+        append(
             (
                 (t.start_time_unix_nano, t.seq, 1, 0),
-                Span(
+                _new_span(
                     trace_id,
-                    span_id(trace_id, "chat", t.seq),
+                    sid("chat", t.seq),
                     run_id,
                     f"chat {t.request_model}" if t.request_model else "chat",
                     SPAN_KIND_CLIENT,
                     t.start_time_unix_nano,
                     t.time_unix_nano,
                     tuple(attrs),
+                    STATUS_CODE_UNSET,
+                    "",
                 ),
             )
         )
 
     # chat: failed calls
     for f in run.failed_calls:
-        attrs = [("gen_ai.operation.name", "chat"), conv]
+        attrs = [op_chat, conv]
         if f.provider:
             attrs.append(("gen_ai.provider.name", f.provider))
         if f.request_model:
@@ -329,12 +335,12 @@ def _run_spans(
         attrs.append(("agentloop.retry", f.retry))
         if f.retry:
             attrs.append(("agentloop.retry.wait_ms", f.wait_ms))
-        keyed.append(
+        append(
             (
                 (f.start_time_unix_nano, f.seq, 1, 0),
-                Span(
+                _new_span(
                     trace_id,
-                    span_id(trace_id, "chat", f.seq),
+                    sid("chat", f.seq),
                     run_id,
                     f"chat {f.request_model}" if f.request_model else "chat",
                     SPAN_KIND_CLIENT,
@@ -348,16 +354,17 @@ def _run_spans(
         )
 
     # execute_tool, and the model calls each tool made
+    op_tool: tuple[str, AttributeValue] = ("gen_ai.operation.name", "execute_tool")
+    tool_type: tuple[str, AttributeValue] = ("gen_ai.tool.type", "function")
     for c in run.tool_calls:
-        tool_id = span_id(trace_id, "execute_tool", c.open_seq, c.open_index)
+        tool_id = sid("execute_tool", c.open_seq, c.open_index)
         attrs = [
-            ("gen_ai.operation.name", "execute_tool"),
+            op_tool,
             conv,
             ("gen_ai.tool.name", c.tool),
             ("gen_ai.tool.call.id", c.call_id),
-            ("gen_ai.tool.type", "function"),
+            tool_type,
         ]
-        error = ""
         if c.verdict == "deny":
             error = "denied"
         elif not c.has_result:
@@ -366,56 +373,64 @@ def _run_spans(
             error = "refused"
         elif c.is_error:
             error = "tool_error"
+        else:
+            error = ""
         if error:
             attrs.append(("error.type", error))
         if c.verdict:
             attrs.append(("agentloop.decision.verdict", c.verdict))
         attrs.append(("agentloop.call.labels", c.labels))
         attrs.append(("agentloop.call.resumed", c.resumed))
-        keyed.append(
+        start, end = c.start_time_unix_nano, c.end_time_unix_nano
+        append(
             (
-                (c.start_time_unix_nano, c.open_seq, 2, c.open_index),
-                Span(
+                (start, c.open_seq, 2, c.open_index),
+                _new_span(
                     trace_id,
                     tool_id,
                     run_id,
                     f"execute_tool {c.tool}" if c.tool else "execute_tool",
                     SPAN_KIND_INTERNAL,
-                    c.start_time_unix_nano,
-                    c.end_time_unix_nano,
+                    start,
+                    end,
                     tuple(attrs),
                     STATUS_CODE_ERROR if error else STATUS_CODE_UNSET,
                     _TOOL_ERRORS.get(error, ""),
                 ),
             )
         )
+        if not c.model_calls:
+            continue
         result_seq = c.result_seq if c.result_seq is not None else c.open_seq
         for m in c.model_calls:
-            attrs = [("gen_ai.operation.name", "chat"), conv]
+            attrs = [op_chat, conv]
             if m.model:
                 attrs.append(("gen_ai.request.model", m.model))
                 attrs.append(("gen_ai.response.model", m.model))
-            u = m.usage
-            attrs += _usage_attributes(
-                u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens
-            )
-            keyed.append(
+            _add_usage(attrs, m.usage)
+            append(
                 (
-                    (c.start_time_unix_nano, result_seq, 3, m.index),
-                    Span(
+                    (start, result_seq, 3, m.index),
+                    _new_span(
                         trace_id,
-                        span_id(trace_id, "tool_chat", result_seq, m.index),
+                        sid("tool_chat", result_seq, m.index),
                         tool_id,
                         f"chat {m.model}" if m.model else "chat",
                         SPAN_KIND_CLIENT,
-                        c.start_time_unix_nano,
-                        c.end_time_unix_nano,
+                        start,
+                        end,
                         tuple(attrs),
+                        STATUS_CODE_UNSET,
+                        "",
                     ),
                 )
             )
-    keyed.sort(key=lambda k: k[0])
+    keyed.sort(key=_first)
     return [span for _, span in keyed]
+
+
+def _first(item: tuple[tuple[int, int, int, int], Span]) -> tuple[int, int, int, int]:
+    return item[0]
 
 
 _TOOL_ERRORS = {
@@ -428,21 +443,33 @@ _TOOL_ERRORS = {
 
 # Encoding (OTLP/JSON).
 
+# The attribute objects of string and array values, by (key, value): a log repeats its models,
+# tools and labels, so each is built once. Bounded by clearing.
+_attribute_cache: dict[tuple[str, str | tuple[str, ...]], dict[str, object]] = {}
+
 
 def _attribute(key: str, value: AttributeValue) -> dict[str, object]:
-    if isinstance(value, str):
+    kind = value.__class__
+    if kind is int:
+        return {"key": key, "value": {"intValue": str(value)}}
+    if kind is bool:
+        return {"key": key, "value": {"boolValue": value}}
+    cached = _attribute_cache.get((key, value))  # type: ignore[arg-type]
+    if cached is not None:
+        return cached
+    if kind is str:
         v: dict[str, object] = {"stringValue": value}
-    elif isinstance(value, bool):
-        v = {"boolValue": value}
-    elif isinstance(value, int):
-        v = {"intValue": str(value)}
     else:
-        v = {"arrayValue": {"values": [{"stringValue": s} for s in value]} if value else {}}
-    return {"key": key, "value": v}
+        values = [{"stringValue": s} for s in value]  # type: ignore[union-attr]
+        v = {"arrayValue": {"values": values} if values else {}}
+    if len(_attribute_cache) > 50_000:
+        _attribute_cache.clear()
+    cached = _attribute_cache[(key, value)] = {"key": key, "value": v}  # type: ignore[index]
+    return cached
 
 
-def encode_span(span: Span) -> bytes:
-    """One span as OTLP/JSON: fields in the proto's order, defaults omitted."""
+def _span_object(span: Span) -> dict[str, object]:
+    """A span as the OTLP/JSON object: fields in the proto's order, defaults omitted."""
     out: dict[str, object] = {"traceId": span.trace_id.hex(), "spanId": span.span_id.hex()}
     if span.parent_span_id:
         out["parentSpanId"] = span.parent_span_id.hex()
@@ -452,34 +479,56 @@ def encode_span(span: Span) -> bytes:
     out["endTimeUnixNano"] = str(span.end_time_unix_nano)
     out["attributes"] = [_attribute(k, v) for k, v in span.attributes]
     if span.status_code != STATUS_CODE_UNSET:
-        status: dict[str, object] = {}
         if span.status_message:
-            status["message"] = span.status_message
-        status["code"] = span.status_code
-        out["status"] = status
-    return orjson.dumps(out)
+            out["status"] = {"message": span.status_message, "code": span.status_code}
+        else:
+            out["status"] = {"code": span.status_code}
+    return out
 
 
-def encode_otlp_json(spans: Iterable[Span], *, service_name: str = "agentloop") -> bytes:
-    """An OTLP/JSON ``ExportTraceServiceRequest`` holding ``spans``, on one line with ``\\n``.
+def encode_span(span: Span) -> bytes:
+    """One span as OTLP/JSON."""
+    return orjson.dumps(_span_object(span))
 
-    One ``ResourceSpans`` (resource attribute ``service.name``) with one ``ScopeSpans`` (scope
-    ``sessiontools`` and its version), both with the pinned ``schemaUrl``. The same spans
-    always give the same bytes.
+
+def write_otlp_json(
+    spans: Iterable[Span], write: Callable[[bytes], object], *, service_name: str = "agentloop"
+) -> None:
+    """Write an OTLP/JSON ``ExportTraceServiceRequest`` holding ``spans``, as it goes.
+
+    Args:
+        spans: the spans, in order; consumed once.
+        write: called with each piece of the output, in order (a binary file's ``write``).
+        service_name: the resource's ``service.name``.
+
+    The output is one line ending in ``\\n``: one ``ResourceSpans`` (resource attribute
+    ``service.name``) with one ``ScopeSpans`` (scope ``sessiontools`` and its version), both
+    with the pinned ``schemaUrl``. The same spans always give the same bytes.
     """
     resource = orjson.dumps({"attributes": [_attribute("service.name", service_name)]})
     scope = orjson.dumps({"name": "sessiontools", "version": __version__})
     schema = orjson.dumps(SCHEMA_URL)
-    parts = [b'{"resourceSpans":[{"resource":', resource, b',"scopeSpans":[{"scope":', scope]
+    write(b'{"resourceSpans":[{"resource":' + resource + b',"scopeSpans":[{"scope":' + scope)
+    batch: list[dict[str, object]] = []
     first = True
     for span in spans:
-        parts.append(b',"spans":[' if first else b",")
-        parts.append(encode_span(span))
+        batch.append(_span_object(span))
+        if len(batch) == 256:
+            write((b',"spans":' if first else b",") + orjson.dumps(batch)[first ^ 1 : -1])
+            first = False
+            batch.clear()
+    if batch:
+        write((b',"spans":' if first else b",") + orjson.dumps(batch)[first ^ 1 : -1])
         first = False
-    if not first:
-        parts.append(b"]")
-    parts += [b',"schemaUrl":', schema, b'}],"schemaUrl":', schema, b"}]}\n"]
-    return b"".join(parts)
+    write((b"" if first else b"]") + b',"schemaUrl":' + schema)
+    write(b'}],"schemaUrl":' + schema + b"}]}\n")
+
+
+def encode_otlp_json(spans: Iterable[Span], *, service_name: str = "agentloop") -> bytes:
+    """``write_otlp_json`` into bytes: one line of OTLP/JSON ending in ``\\n``."""
+    out = bytearray()
+    write_otlp_json(spans, out.extend, service_name=service_name)
+    return bytes(out)
 
 
 def otlp_json(

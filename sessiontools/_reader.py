@@ -33,7 +33,6 @@ from ._entries import (
     Outcome,
     decode_entry,
     decode_outcome,
-    is_entry_shaped,
 )
 from ._errors import DamagedLogError, EntryError, TornTailWarning, UnknownEntryWarning
 
@@ -87,6 +86,7 @@ def _go_replace(err: UnicodeError) -> tuple[str, int]:
 
 codecs.register_error("sessiontools.go-replace", _go_replace)
 
+_WHITESPACE = b" \t\r\n"  # JSON's
 _SURROGATES = str.maketrans({c: "\ufffd" for c in range(0xD800, 0xE000)})
 
 
@@ -115,8 +115,13 @@ def _go_loads(body: bytes) -> Any:
     return _no_surrogates(value)
 
 
-def _first_line(e: Exception) -> str:
-    return str(e).splitlines()[0] if str(e) else type(e).__name__
+def _problem(body: bytes, error: orjson.JSONDecodeError) -> str:
+    """What is wrong with a line that is not JSON, in a few words."""
+    try:
+        orjson.loads(body)  # again without the line's end, for the column
+    except orjson.JSONDecodeError as e:
+        error = e
+    return f"{error.msg} at column {error.colno}"
 
 
 class LogReader:
@@ -188,12 +193,15 @@ class LogReader:
         if self._started:
             raise RuntimeError("a LogReader can be iterated only once")
         self._started = True
+        return self._entries()
+
+    def _entries(self) -> Iterator[Entry]:
         try:
-            yield from self._entries()
+            yield from self._read()
         finally:
             self.close()
 
-    def _entries(self) -> Iterator[Entry]:
+    def _read(self) -> Iterator[Entry]:
         name = self.name
         loads = orjson.loads
         JSONDecodeError = orjson.JSONDecodeError
@@ -212,21 +220,21 @@ class LogReader:
                     "kept, and reported once",
                 )
 
+        # orjson takes the line with its "\n" (and any "\r"): they are JSON whitespace. A blank
+        # line fails to parse, and is told apart from a bad one only then.
         for raw in self._file:
             line_no += 1
             start = offset
             offset += len(raw)
-            body = raw
-            if body[-1:] == b"\n":
-                body = body[:-1]
-            if body[-1:] == b"\r":
-                body = body[:-1]
-            if not body.strip(b" \t\r\n"):
-                continue
-            if failed is not None:
-                f_line, f_offset, _, problem = failed
-                raise DamagedLogError(name, f_line, f_offset, f"not complete JSON ({problem})")
-            if loose is not None:
+            if failed is not None or loose is not None:
+                if not raw.strip(_WHITESPACE):
+                    continue
+                if failed is not None:
+                    f_line, f_offset, _, problem = failed
+                    raise DamagedLogError(
+                        name, f_line, f_offset, f"not complete JSON ({problem})"
+                    )
+                assert loose is not None
                 raise EntryError(
                     name,
                     loose[0],
@@ -235,14 +243,19 @@ class LogReader:
                     "may be",
                 )
             try:
-                obj = loads(body)
+                obj = loads(raw)
             except JSONDecodeError as e:
+                body = raw[:-1] if raw[-1:] == b"\n" else raw
+                if body[-1:] == b"\r":
+                    body = body[:-1]
+                if not body.strip(_WHITESPACE):
+                    continue
                 try:
                     obj = _go_loads(body)
                 except ValueError:
-                    failed = (line_no, start, len(body), _first_line(e))
+                    failed = (line_no, start, len(body), _problem(body, e))
                     continue
-            if is_entry_shaped(obj):
+            if obj.__class__ is dict and "seq" in obj and "type" in obj:
                 current = line_no
                 try:
                     yield decode_entry(obj, line_no, on_unknown)

@@ -28,9 +28,12 @@ _RFC3339 = re.compile(
 _DAYS_BEFORE_MONTH = (0, 0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334)
 _DAYS_IN_MONTH = (0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
-# Unix seconds of "YYYY-MM-DDTHH:MM:SS" plus the offset, for the seconds already seen. Entries
-# of one log share dates and offsets, so the calendar arithmetic is done once per second.
-_seconds_cache: dict[str, tuple[int, int]] = {}
+# The pieces of a time are looked up, not computed: a log's entries share their hours and
+# offsets. The caches hold only strings the full pattern has checked; bounded by clearing.
+_hour_cache: dict[str, int] = {}  # "YYYY-MM-DDTHH" -> Unix seconds at the hour's start, local
+_offset_cache: dict[str, int] = {"Z": 0}  # "Z" or "+hh:mm" -> seconds east of UTC
+_SIXTY = {f"{i:02d}": i for i in range(60)}  # "MM" or "SS" -> its value
+_SCALE = (0, 100_000_000, 10_000_000, 1_000_000, 100_000, 10_000, 1000, 100, 10, 1)
 
 
 def _is_leap(year: int) -> bool:
@@ -45,7 +48,11 @@ def _days_from_civil(year: int, month: int, day: int) -> int:
     return days - _EPOCH_DAYS
 
 
-def _seconds(text: str, m: re.Match[str]) -> tuple[int, int]:
+def _slow(text: str) -> tuple[int, int]:
+    """Check every field of ``text`` and fill the caches; the rules of ``parse_rfc3339``."""
+    m = _RFC3339.fullmatch(text)
+    if m is None:
+        raise ValueError(f"not an RFC 3339 time: {text!r}")
     year, month, day = int(m[1]), int(m[2]), int(m[3])
     hour, minute, second = int(m[4]), int(m[5]), int(m[6])
     if not 1 <= month <= 12:
@@ -62,8 +69,14 @@ def _seconds(text: str, m: re.Match[str]) -> tuple[int, int]:
         if off_h > 23 or off_m > 59:
             raise ValueError(f"offset out of range in time {text!r}")
         offset = (off_h * 3600 + off_m * 60) * (-1 if m[9] == "-" else 1)
-    local = _days_from_civil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second
-    return local - offset, offset
+        _offset_cache[m[9] + m[10] + ":" + m[11]] = offset
+    if len(_hour_cache) > 10_000:
+        _hour_cache.clear()
+    hour_start = _days_from_civil(year, month, day) * 86_400 + hour * 3600
+    _hour_cache[text[:13]] = hour_start
+    fraction = m[7]
+    nanos = int(fraction) * _SCALE[len(fraction)] if fraction else 0
+    return (hour_start + minute * 60 + second - offset) * _NS + nanos, offset
 
 
 def parse_rfc3339(text: str) -> tuple[int, int]:
@@ -80,20 +93,41 @@ def parse_rfc3339(text: str) -> tuple[int, int]:
     Raises:
         ValueError: ``text`` is not such a time, or a field is out of range.
     """
-    m = _RFC3339.fullmatch(text)
-    if m is None:
-        raise ValueError(f"not an RFC 3339 time: {text!r}")
-    key = text[:19] + (m[8] or m[9] + m[10] + m[11])
-    cached = _seconds_cache.get(key)
-    if cached is None:
-        cached = _seconds(text, m)
-        if len(_seconds_cache) > 4096:
-            _seconds_cache.clear()
-        _seconds_cache[key] = cached
-    seconds, offset = cached
-    fraction = m[7]
-    nanos = int(fraction.ljust(9, "0")) if fraction else 0
-    return seconds * _NS + nanos, offset
+    # The fast path: the date and hour, and the offset, were seen (and checked) before; the
+    # minutes and seconds are two digits under 60 and the fraction 1 to 9 ASCII digits.
+    # Anything else takes the checked path.
+    if text[-1:] == "Z":
+        tz = "Z"
+        end = len(text) - 1
+    else:
+        tz = text[-6:]
+        end = len(text) - 6
+    hour = _hour_cache.get(text[:13])
+    minute = _SIXTY.get(text[14:16])
+    second = _SIXTY.get(text[17:19])
+    offset = _offset_cache.get(tz)
+    if (
+        hour is None
+        or minute is None
+        or second is None
+        or offset is None
+        or text[13:14] != ":"
+        or text[16:17] != ":"
+    ):
+        return _slow(text)
+    if end == 19:
+        nanos = 0
+    else:
+        fraction = text[20:end]
+        if (
+            text[19] != "."
+            or not 0 < len(fraction) <= 9
+            or not fraction.isdigit()
+            or not fraction.isascii()
+        ):
+            return _slow(text)
+        nanos = int(fraction) * _SCALE[len(fraction)]
+    return (hour + minute * 60 + second - offset) * _NS + nanos, offset
 
 
 def format_rfc3339(unix_nano: int, utc_offset_seconds: int = 0) -> str:
