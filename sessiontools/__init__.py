@@ -62,6 +62,7 @@ from ._otel import (
     Span,
     default_conversation_id,
     encode_otlp_json,
+    export_otlp_json,
     otlp_json,
     parse_span_id,
     parse_trace_id,
@@ -69,6 +70,7 @@ from ._otel import (
     run_trace_id,
     span_id,
     trace_spans,
+    write_otlp_json,
 )
 from ._reader import ClosingLine, LogReader, LogSource, TornTail, iter_entries
 from ._times import format_rfc3339, parse_rfc3339
@@ -124,6 +126,7 @@ __all__ = [
     "__version__",
     "default_conversation_id",
     "encode_otlp_json",
+    "export_otlp_json",
     "format_rfc3339",
     "iter_entries",
     "iter_runs",
@@ -136,4 +139,5 @@ __all__ = [
     "run_trace_id",
     "span_id",
     "trace_spans",
+    "write_otlp_json",
 ]

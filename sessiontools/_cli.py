@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import sys
 import tempfile
 import warnings
@@ -17,7 +18,7 @@ from typing import IO, Any, NoReturn
 import click
 
 from ._errors import InvalidIdError, LogError, SessionToolsWarning
-from ._otel import otlp_json, parse_span_id, parse_trace_id
+from ._otel import export_otlp_json, parse_span_id, parse_trace_id
 from ._version import __version__
 
 __all__ = ["cli", "main", "run"]
@@ -125,11 +126,14 @@ def otel(
         try:
             if out is not None:
                 _check_out(out, session)
-            with warnings.catch_warnings(record=True) as caught:
+            # The export goes to a temporary file first, so memory stays flat and a damaged
+            # log leaves nothing behind: renamed into place for --out, copied to stdout else.
+            with _Output(out) as target, warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", SessionToolsWarning)
                 try:
-                    data = otlp_json(
+                    export_otlp_json(
                         source,
+                        target.write,
                         conversation_id=conversation_id,
                         parent_trace_id=parent_trace_id,
                         parent_span_id=parent_span_id,
@@ -141,13 +145,10 @@ def otel(
                     for w in caught:
                         if issubclass(w.category, SessionToolsWarning):
                             _say(f"sessiontools otel: warning: {w.message}")
+                target.commit()
         finally:
             if source is not _stdin():
                 source.close()
-        if out is None:
-            _write_stdout(data)
-        else:
-            _write_atomically(out, data)
     except LogError as e:
         _say(f"sessiontools otel: error: {e}")
         return EXIT_DAMAGED
@@ -155,7 +156,7 @@ def otel(
         _say(f"sessiontools otel: error: {e}")
         return e.exit_code
     except OSError as e:
-        _say(f"sessiontools otel: error: {name}: cannot read: {e.strerror or e}")
+        _say(f"sessiontools otel: error: {name}: cannot read: {_reason(e)}")
         return EXIT_DAMAGED
     return EXIT_OK
 
@@ -199,41 +200,67 @@ def _check_out(out: str, session: str) -> None:
         )
 
 
-def _write_stdout(data: bytes) -> None:
-    stream = sys.stdout.buffer
-    try:
-        stream.write(data)
-        stream.flush()
-    except BrokenPipeError:
-        # The reader went away (`| head`): nothing more to say to it.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        with contextlib.suppress(OSError, ValueError):
-            os.dup2(devnull, sys.stdout.fileno())
-        raise _Failure("stdout was closed before the export was written", EXIT_DAMAGED) from None
+class _Output:
+    """Where the export goes: a temporary file, then ``path`` (renamed) or stdout (copied)."""
+
+    def __init__(self, path: str | None) -> None:
+        self.path = path
+        self.tmp: str | None = None
+        try:
+            if path is None:
+                self.file: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 - closed in __exit__
+            else:
+                directory = os.path.dirname(path) or "."
+                fd, self.tmp = tempfile.mkstemp(
+                    dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp"
+                )
+                self.file = os.fdopen(fd, "wb")
+        except OSError as e:
+            where = path or "a temporary file"
+            raise _Failure(f"cannot write {where}: {_reason(e)}", EXIT_DAMAGED) from None
+        self.write = self.file.write
+
+    def __enter__(self) -> _Output:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.file.close()
+        if self.tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self.tmp)
+
+    def commit(self) -> None:
+        """The export is complete: put it where it belongs."""
+        try:
+            if self.path is None:
+                self.file.seek(0)
+                stream = sys.stdout.buffer
+                shutil.copyfileobj(self.file, stream)
+                stream.flush()
+                return
+            assert self.tmp is not None
+            self.file.flush()
+            os.fsync(self.file.fileno())
+            self.file.close()
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(self.tmp, 0o666 & ~umask)
+            os.replace(self.tmp, self.path)
+            self.tmp = None
+        except BrokenPipeError:
+            # The reader went away (`| head`): nothing more to say to it.
+            with contextlib.suppress(OSError, ValueError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise _Failure(
+                "stdout was closed before the export was written", EXIT_DAMAGED
+            ) from None
+        except OSError as e:
+            where = self.path or "stdout"
+            raise _Failure(f"cannot write {where}: {_reason(e)}", EXIT_DAMAGED) from None
 
 
-def _write_atomically(path: str, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file renamed into place."""
-    directory = os.path.dirname(path) or "."
-    try:
-        fd, tmp = tempfile.mkstemp(
-            dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp"
-        )
-    except OSError as e:
-        raise _Failure(f"cannot write {path}: {e.strerror or e}", EXIT_DAMAGED) from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except OSError as e:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise _Failure(f"cannot write {path}: {e.strerror or e}", EXIT_DAMAGED) from None
+def _reason(e: OSError) -> str:
+    return e.strerror or str(e)
 
 
 def main(args: Sequence[str] | None = None) -> int:

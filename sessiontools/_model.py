@@ -288,8 +288,11 @@ class _RunCall:
         self.result_seq: int | None = None
         self.result_prev_time = 0
         self.is_error = False
-        self.labels: set[str] = set()
+        self.labels: set[str] | None = None
         self.model_calls: tuple[ToolModelCall, ...] = ()
+
+    def add_labels(self, labels: tuple[str, ...]) -> None:
+        self.labels = set(labels) if self.labels is None else self.labels.union(labels)
 
 
 class _RunFold:
@@ -507,7 +510,9 @@ class SessionFold:
         if rc.decision_time is None:
             rc.decision_time = entry.time_unix_nano
         if payload.verdict == "allow" and payload.labels:
-            rc.labels.update(payload.labels)
+            rc.labels = (
+                set(payload.labels) if rc.labels is None else rc.labels | set(payload.labels)
+            )
             self._add_labels(
                 payload.labels, LabelSource("tool", entry.seq, rc.call.tool, payload.call_id)
             )
@@ -526,7 +531,9 @@ class SessionFold:
                 run.usage += mu.usage
                 self.usage += mu.usage
         if payload.labels:
-            rc.labels.update(payload.labels)
+            rc.labels = (
+                set(payload.labels) if rc.labels is None else rc.labels | set(payload.labels)
+            )
             self._add_labels(
                 payload.labels,
                 LabelSource("tool", entry.seq, rc.call.tool, payload.result.call_id),
@@ -565,7 +572,7 @@ class SessionFold:
                     rc.result_seq,
                     call.call_id in refused,
                     rc.resumed,
-                    tuple(sorted(rc.labels)),
+                    tuple(sorted(rc.labels)) if rc.labels else (),
                     rc.model_calls,
                 )
             )

@@ -16,6 +16,7 @@ time plus the output. Attribute names follow OpenTelemetry semantic conventions 
 from __future__ import annotations
 
 import hashlib
+from binascii import hexlify
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TypeAlias
@@ -40,6 +41,7 @@ __all__ = [
     "default_conversation_id",
     "encode_otlp_json",
     "encode_span",
+    "export_otlp_json",
     "otlp_json",
     "parse_span_id",
     "parse_trace_id",
@@ -441,54 +443,82 @@ _TOOL_ERRORS = {
 }
 
 
-# Encoding (OTLP/JSON).
+# Encoding (OTLP/JSON). Each attribute is written from a cached fragment, `{"key":...,
+# "value":{...}}`: a log repeats its models, tools and labels, so each is encoded once (bounded
+# by clearing). Values that are rarely repeated (call ids, counts) are written each time.
 
-# The attribute objects of string and array values, by (key, value): a log repeats its models,
-# tools and labels, so each is built once. Bounded by clearing.
-_attribute_cache: dict[tuple[str, str | tuple[str, ...]], dict[str, object]] = {}
+_KEY_PREFIX: dict[str, bytes] = {}
+_FRAGMENTS: dict[tuple[str, AttributeValue], bytes] = {}
+_UNCACHED = frozenset({"gen_ai.tool.call.id"})
+_NAMES: dict[str, bytes] = {}
 
 
-def _attribute(key: str, value: AttributeValue) -> dict[str, object]:
-    kind = value.__class__
-    if kind is int:
-        return {"key": key, "value": {"intValue": str(value)}}
-    if kind is bool:
-        return {"key": key, "value": {"boolValue": value}}
-    cached = _attribute_cache.get((key, value))  # type: ignore[arg-type]
-    if cached is not None:
-        return cached
-    if kind is str:
-        v: dict[str, object] = {"stringValue": value}
+def _key_prefix(key: str) -> bytes:
+    prefix = _KEY_PREFIX.get(key)
+    if prefix is None:
+        prefix = _KEY_PREFIX[key] = b'{"key":' + orjson.dumps(key) + b',"value":'
+    return prefix
+
+
+def _fragment(pair: tuple[str, AttributeValue]) -> bytes:
+    key, value = pair
+    if isinstance(value, bool):
+        return _key_prefix(key) + (b'{"boolValue":true}}' if value else b'{"boolValue":false}}')
+    if isinstance(value, int):
+        return _key_prefix(key) + b'{"intValue":"%d"}}' % value
+    if isinstance(value, str):
+        out = _key_prefix(key) + b'{"stringValue":' + orjson.dumps(value) + b"}}"
     else:
-        values = [{"stringValue": s} for s in value]  # type: ignore[union-attr]
-        v = {"arrayValue": {"values": values} if values else {}}
-    if len(_attribute_cache) > 50_000:
-        _attribute_cache.clear()
-    cached = _attribute_cache[(key, value)] = {"key": key, "value": v}  # type: ignore[index]
-    return cached
-
-
-def _span_object(span: Span) -> dict[str, object]:
-    """A span as the OTLP/JSON object: fields in the proto's order, defaults omitted."""
-    out: dict[str, object] = {"traceId": span.trace_id.hex(), "spanId": span.span_id.hex()}
-    if span.parent_span_id:
-        out["parentSpanId"] = span.parent_span_id.hex()
-    out["name"] = span.name
-    out["kind"] = span.kind
-    out["startTimeUnixNano"] = str(span.start_time_unix_nano)
-    out["endTimeUnixNano"] = str(span.end_time_unix_nano)
-    out["attributes"] = [_attribute(k, v) for k, v in span.attributes]
-    if span.status_code != STATUS_CODE_UNSET:
-        if span.status_message:
-            out["status"] = {"message": span.status_message, "code": span.status_code}
-        else:
-            out["status"] = {"code": span.status_code}
+        values = [{"stringValue": s} for s in value]
+        array = orjson.dumps({"arrayValue": {"values": values} if values else {}})
+        out = _key_prefix(key) + array + b"}"
+    if key not in _UNCACHED:
+        if len(_FRAGMENTS) > 20_000:
+            _FRAGMENTS.clear()
+        _FRAGMENTS[pair] = out
     return out
 
 
+def _span_json(span: Span) -> bytes:
+    """A span as OTLP/JSON: fields in the proto's order, defaults omitted."""
+    get = _FRAGMENTS.get
+    attributes = b",".join([get(pair) or _fragment(pair) for pair in span.attributes])
+    name = _NAMES.get(span.name)
+    if name is None:
+        if len(_NAMES) > 20_000:
+            _NAMES.clear()
+        name = _NAMES[span.name] = orjson.dumps(span.name)
+    if span.parent_span_id:
+        head = b'{"traceId":"%s","spanId":"%s","parentSpanId":"%s","name":%s,"kind":%d,' % (
+            hexlify(span.trace_id),
+            hexlify(span.span_id),
+            hexlify(span.parent_span_id),
+            name,
+            span.kind,
+        )
+    else:
+        head = b'{"traceId":"%s","spanId":"%s","name":%s,"kind":%d,' % (
+            hexlify(span.trace_id),
+            hexlify(span.span_id),
+            name,
+            span.kind,
+        )
+    times = b'"startTimeUnixNano":"%d","endTimeUnixNano":"%d","attributes":[' % (
+        span.start_time_unix_nano,
+        span.end_time_unix_nano,
+    )
+    if span.status_code == STATUS_CODE_UNSET:
+        return head + times + attributes + b"]}"
+    if span.status_message:
+        status = orjson.dumps({"message": span.status_message, "code": span.status_code})
+    else:
+        status = b'{"code":%d}' % span.status_code
+    return head + times + attributes + b'],"status":' + status + b"}"
+
+
 def encode_span(span: Span) -> bytes:
-    """One span as OTLP/JSON."""
-    return orjson.dumps(_span_object(span))
+    """One span as OTLP/JSON (lowerCamelCase keys, hex ids, 64-bit integers as strings)."""
+    return _span_json(span)
 
 
 def write_otlp_json(
@@ -505,20 +535,20 @@ def write_otlp_json(
     ``service.name``) with one ``ScopeSpans`` (scope ``sessiontools`` and its version), both
     with the pinned ``schemaUrl``. The same spans always give the same bytes.
     """
-    resource = orjson.dumps({"attributes": [_attribute("service.name", service_name)]})
+    resource = b'{"attributes":[' + _fragment(("service.name", service_name)) + b"]}"
     scope = orjson.dumps({"name": "sessiontools", "version": __version__})
     schema = orjson.dumps(SCHEMA_URL)
     write(b'{"resourceSpans":[{"resource":' + resource + b',"scopeSpans":[{"scope":' + scope)
-    batch: list[dict[str, object]] = []
+    batch: list[bytes] = []
     first = True
     for span in spans:
-        batch.append(_span_object(span))
+        batch.append(_span_json(span))
         if len(batch) == 256:
-            write((b',"spans":' if first else b",") + orjson.dumps(batch)[first ^ 1 : -1])
+            write((b',"spans":[' if first else b",") + b",".join(batch))
             first = False
             batch.clear()
     if batch:
-        write((b',"spans":' if first else b",") + orjson.dumps(batch)[first ^ 1 : -1])
+        write((b',"spans":[' if first else b",") + b",".join(batch))
         first = False
     write((b"" if first else b"]") + b',"schemaUrl":' + schema)
     write(b'}],"schemaUrl":' + schema + b"}]}\n")
@@ -531,8 +561,9 @@ def encode_otlp_json(spans: Iterable[Span], *, service_name: str = "agentloop") 
     return bytes(out)
 
 
-def otlp_json(
+def export_otlp_json(
     source: LogSource,
+    write: Callable[[bytes], object],
     *,
     conversation_id: str | None = None,
     parent_trace_id: bytes | None = None,
@@ -540,20 +571,19 @@ def otlp_json(
     service_name: str = "agentloop",
     agent_name: str | None = None,
     name: str | None = None,
-) -> bytes:
-    """Export a session log, or a run's transcript, as OTLP/JSON: what ``sessiontools otel``
-    prints.
+) -> None:
+    """Export a session log, or a run's transcript, as OTLP/JSON, streaming: what
+    ``sessiontools otel`` writes. Memory holds one run at a time.
 
     Args:
         source: a path, or a file opened in binary mode; never changed.
-        conversation_id: default: the file's name without its extension (``stdin`` for a file
-            object with no name).
+        write: called with each piece of the output, in order (a binary file's ``write``).
+            When the log turns out to be damaged, some pieces have been written already.
+        conversation_id: default: the file's name without its extension
+            (``default_conversation_id``).
         parent_trace_id, parent_span_id, agent_name: see ``trace_spans``.
         service_name: the resource's ``service.name``.
         name: what to call the log in messages.
-
-    Returns:
-        One line of OTLP/JSON, ending in ``\\n``; the same log always gives the same bytes.
 
     Raises:
         DamagedLogError, EntryError, OSError: see ``read_session``.
@@ -567,15 +597,44 @@ def otlp_json(
     with LogReader(source, name=name) as reader:
         if conversation_id is None:
             conversation_id = default_conversation_id(reader.name)
-        runs = iter_runs(reader, SessionFold())
         spans = trace_spans(
-            runs,
+            iter_runs(reader, SessionFold()),
             conversation_id=conversation_id,
             parent_trace_id=parent_trace_id,
             parent_span_id=parent_span_id,
             agent_name=agent_name,
         )
-        return encode_otlp_json(spans, service_name=service_name)
+        write_otlp_json(spans, write, service_name=service_name)
+
+
+def otlp_json(
+    source: LogSource,
+    *,
+    conversation_id: str | None = None,
+    parent_trace_id: bytes | None = None,
+    parent_span_id: bytes | None = None,
+    service_name: str = "agentloop",
+    agent_name: str | None = None,
+    name: str | None = None,
+) -> bytes:
+    """Export a session log, or a run's transcript, as OTLP/JSON: what ``sessiontools otel``
+    prints. The arguments, errors and warnings are ``export_otlp_json``'s.
+
+    Returns:
+        One line of OTLP/JSON, ending in ``\\n``; the same log always gives the same bytes.
+    """
+    out = bytearray()
+    export_otlp_json(
+        source,
+        out.extend,
+        conversation_id=conversation_id,
+        parent_trace_id=parent_trace_id,
+        parent_span_id=parent_span_id,
+        service_name=service_name,
+        agent_name=agent_name,
+        name=name,
+    )
+    return bytes(out)
 
 
 def default_conversation_id(name: str) -> str:

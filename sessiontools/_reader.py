@@ -231,9 +231,7 @@ class LogReader:
                     continue
                 if failed is not None:
                     f_line, f_offset, _, problem = failed
-                    raise DamagedLogError(
-                        name, f_line, f_offset, f"not complete JSON ({problem})"
-                    )
+                    raise DamagedLogError(name, f_line, f_offset, f"not complete JSON ({problem})")
                 assert loose is not None
                 raise EntryError(
                     name,
