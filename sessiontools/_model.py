@@ -308,7 +308,6 @@ class _RunFold:
         "start",
         "turns",
         "unresolved",
-        "usage",
     )
 
     def __init__(self, index: int, start: Entry) -> None:
@@ -321,7 +320,6 @@ class _RunFold:
         self.failed: list[FailedCall] = []
         self.unresolved: list[int] = []  # failed calls waiting for a turn to name the model
         self.calls: dict[str, _RunCall] = {}
-        self.usage = ZERO_USAGE
 
 
 class SessionFold:
@@ -337,7 +335,7 @@ class SessionFold:
         self.label_set: set[str] = set()
         self.label_sources: dict[str, LabelSource] = {}
         self.pins: dict[str, str] = {}
-        self.usage = ZERO_USAGE
+        self._totals = [0, 0, 0, 0]  # the four counts of every model call so far
         self._open_calls: dict[str, _Call] = {}
         self._provider = ""
         self._request_model = ""
@@ -357,6 +355,18 @@ class SessionFold:
     def labels(self) -> tuple[str, ...]:
         """The labels the session holds now, sorted."""
         return tuple(sorted(self.label_set))
+
+    @property
+    def usage(self) -> Usage:
+        """What every model call so far cost, its tools' included."""
+        return Usage(*self._totals)
+
+    def _count(self, usage: Usage) -> None:
+        totals = self._totals
+        totals[0] += usage.input_tokens
+        totals[1] += usage.output_tokens
+        totals[2] += usage.cache_read_tokens
+        totals[3] += usage.cache_write_tokens
 
     def _add_labels(self, labels: Iterable[str], source: LabelSource) -> None:
         for label in labels:
@@ -396,10 +406,10 @@ class SessionFold:
         if isinstance(payload, LabelsEntry | PinsEntry):
             self._session_entry(None, entry, payload)
         elif isinstance(payload, MessageEntry):
-            self.usage += payload.usage
+            self._count(payload.usage)
         elif isinstance(payload, ToolResultEntry):
             for mu in payload.usage:
-                self.usage += mu.usage
+                self._count(mu.usage)
 
     def _session_entry(
         self, run: _RunFold | None, entry: Entry, payload: LabelsEntry | PinsEntry
@@ -451,8 +461,7 @@ class SessionFold:
                 tuple([c.id for c in calls]),
             )
         )
-        run.usage += payload.usage
-        self.usage += payload.usage
+        self._count(payload.usage)
         self._provider, self._request_model = provider, request_model
         if run.unresolved:
             for i in run.unresolved:
@@ -528,8 +537,7 @@ class SessionFold:
                 _new_tool_model_call(i, mu.model, mu.usage) for i, mu in enumerate(payload.usage)
             )
             for mu in payload.usage:
-                run.usage += mu.usage
-                self.usage += mu.usage
+                self._count(mu.usage)
         if payload.labels:
             rc.labels = (
                 set(payload.labels) if rc.labels is None else rc.labels | set(payload.labels)
@@ -595,7 +603,7 @@ class SessionFold:
             outcome,
             outcome.reason if outcome is not None else "crashed",
             outcome.turns if outcome is not None else len(run.turns),
-            outcome.usage if outcome is not None else run.usage,
+            outcome.usage if outcome is not None else _calls_usage(run.turns, records),
             tuple(run.turns),
             tuple(run.failed),
             tuple(records),
@@ -603,6 +611,17 @@ class SessionFold:
             providers.pop() if len(providers) == 1 else "",
             models.pop() if len(models) == 1 else "",
         )
+
+
+def _calls_usage(turns: list[Turn], records: list[ToolCallRecord]) -> Usage:
+    """The sum of a run's model calls: its turns and the calls its tools made."""
+    total = ZERO_USAGE
+    for t in turns:
+        total += t.usage
+    for r in records:
+        for m in r.model_calls:
+            total += m.usage
+    return total
 
 
 def iter_runs(entries: Iterable[Entry], fold: SessionFold | None = None) -> Iterator[Run]:
