@@ -218,7 +218,13 @@ class _Output:
         except OSError as e:
             where = path or "a temporary file"
             raise _Failure(f"cannot write {where}: {_reason(e)}", EXIT_DAMAGED) from None
-        self.write = self.file.write
+
+    def write(self, data: bytes) -> None:
+        try:
+            self.file.write(data)
+        except OSError as e:
+            where = self.path or "a temporary file"
+            raise _Failure(f"cannot write {where}: {_reason(e)}", EXIT_DAMAGED) from None
 
     def __enter__(self) -> _Output:
         return self

@@ -332,7 +332,7 @@ class SessionFold:
     """
 
     def __init__(self) -> None:
-        self.label_set: set[str] = set()
+        self._label_set: set[str] = set()
         self.label_sources: dict[str, LabelSource] = {}
         self.pins: dict[str, str] = {}
         self._totals = [0, 0, 0, 0]  # the four counts of every model call so far
@@ -354,7 +354,7 @@ class SessionFold:
     @property
     def labels(self) -> tuple[str, ...]:
         """The labels the session holds now, sorted."""
-        return tuple(sorted(self.label_set))
+        return tuple(sorted(self._label_set))
 
     @property
     def usage(self) -> Usage:
@@ -370,8 +370,8 @@ class SessionFold:
 
     def _add_labels(self, labels: Iterable[str], source: LabelSource) -> None:
         for label in labels:
-            if label not in self.label_set:
-                self.label_set.add(label)
+            if label not in self._label_set:
+                self._label_set.add(label)
                 self.label_sources[label] = source
 
     def feed(self, entry: Entry) -> Run | None:

@@ -8,9 +8,10 @@ Two steps, kept apart as in opentelemetry-python's OTLP exporters:
   proto3 JSON mapping with OTLP's changes (hex ids, integer enums, 64-bit integers as decimal
   strings, lowerCamelCase keys; OTLP specification 1.x, "JSON Protobuf Encoding").
 
-``otlp_json(source, ...)`` does both for a log, streaming: memory holds one run's spans at a
-time plus the output. Attribute names follow OpenTelemetry semantic conventions 1.41.0
-(GenAI spans, at Development stability), and ``agentloop.*`` for agentloop's own.
+``export_otlp_json(source, write, ...)`` does both for a log, streaming: memory holds one run
+at a time (``otlp_json`` returns the same output as bytes). Attribute names follow OpenTelemetry
+semantic conventions 1.41.0 (GenAI spans, at Development stability), and ``agentloop.*`` for
+agentloop's own.
 """
 
 from __future__ import annotations
@@ -125,6 +126,14 @@ def run_trace_id(
     return _nonzero(_sha256(f"agentloop/trace/{conversation_id}/{run_start_seq}")[:16])
 
 
+def _span_key_prefix(trace_id: bytes) -> str:
+    return f"agentloop/span/{trace_id.hex()}/"
+
+
+def _span_id(prefix: str, span: str, seq: int, index: int) -> bytes:
+    return _nonzero(_sha256(f"{prefix}{span}/{seq}/{index}")[:8])
+
+
 def span_id(trace_id: bytes, span: str, seq: int, index: int = 0) -> bytes:
     """The id of a span, keyed on the entry that opens it.
 
@@ -142,7 +151,7 @@ def span_id(trace_id: bytes, span: str, seq: int, index: int = 0) -> bytes:
         8 bytes: the first 8 of SHA-256 of ``agentloop/span/{trace id hex}/{span}/{seq}/{index}``
         (an all-zero id gets its last byte set to 1).
     """
-    return _nonzero(_sha256(f"agentloop/span/{trace_id.hex()}/{span}/{seq}/{index}")[:8])
+    return _span_id(_span_key_prefix(trace_id), span, seq, index)
 
 
 def run_span_id(
@@ -187,8 +196,6 @@ def parse_span_id(text: str) -> bytes:
 
 
 # Mapping (design/traces.md, "Spans").
-
-_RANK = {"invoke_agent": 0, "chat": 1, "execute_tool": 2, "tool_chat": 3}
 
 
 def _add_usage(attrs: list[tuple[str, AttributeValue]], usage: Usage) -> None:
@@ -238,12 +245,8 @@ def _run_spans(
     agent_name: str | None,
 ) -> list[Span]:
     trace_id = run_trace_id(conversation_id, run.start_seq, parent_trace_id=parent_trace_id)
-    prefix = f"agentloop/span/{trace_id.hex()}/"
-
-    def sid(span: str, seq: int, index: int = 0) -> bytes:
-        return _nonzero(_sha256(f"{prefix}{span}/{seq}/{index}")[:8])
-
-    run_id = sid("invoke_agent", run.start_seq)
+    prefix = _span_key_prefix(trace_id)
+    run_id = _span_id(prefix, "invoke_agent", run.start_seq, 0)
     conv: tuple[str, AttributeValue] = ("gen_ai.conversation.id", conversation_id)
     keyed: list[tuple[tuple[int, int, int, int], Span]] = []
     append = keyed.append
@@ -311,7 +314,7 @@ def _run_spans(
                 (t.start_time_unix_nano, t.seq, 1, 0),
                 _new_span(
                     trace_id,
-                    sid("chat", t.seq),
+                    _span_id(prefix, "chat", t.seq, 0),
                     run_id,
                     f"chat {t.request_model}" if t.request_model else "chat",
                     SPAN_KIND_CLIENT,
@@ -342,7 +345,7 @@ def _run_spans(
                 (f.start_time_unix_nano, f.seq, 1, 0),
                 _new_span(
                     trace_id,
-                    sid("chat", f.seq),
+                    _span_id(prefix, "chat", f.seq, 0),
                     run_id,
                     f"chat {f.request_model}" if f.request_model else "chat",
                     SPAN_KIND_CLIENT,
@@ -359,7 +362,7 @@ def _run_spans(
     op_tool: tuple[str, AttributeValue] = ("gen_ai.operation.name", "execute_tool")
     tool_type: tuple[str, AttributeValue] = ("gen_ai.tool.type", "function")
     for c in run.tool_calls:
-        tool_id = sid("execute_tool", c.open_seq, c.open_index)
+        tool_id = _span_id(prefix, "execute_tool", c.open_seq, c.open_index)
         attrs = [
             op_tool,
             conv,
@@ -415,7 +418,7 @@ def _run_spans(
                     (start, result_seq, 3, m.index),
                     _new_span(
                         trace_id,
-                        sid("tool_chat", result_seq, m.index),
+                        _span_id(prefix, "tool_chat", result_seq, m.index),
                         tool_id,
                         f"chat {m.model}" if m.model else "chat",
                         SPAN_KIND_CLIENT,

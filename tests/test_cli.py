@@ -219,3 +219,20 @@ def test_main_returns_the_exit_status(session: Path, capsys: pytest.CaptureFixtu
     assert main(["otel", str(session)]) == 0
     out = capsys.readouterr()
     assert out.out.startswith('{"resourceSpans"')
+
+
+def test_a_failing_write_is_reported_not_raised(
+    session: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+    import tempfile
+
+    class Full(io.BytesIO):
+        def write(self, data: bytes) -> int:  # type: ignore[override]
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", lambda: Full())
+    result = invoke("otel", str(session))
+    assert result.exit_code == 1
+    assert one_error_line(result).endswith("cannot write a temporary file: No space left on device")
+    assert result.stdout_bytes == b""
