@@ -11,6 +11,8 @@ import warnings
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sessiontools import (
     SCHEMA_URL,
@@ -528,3 +530,62 @@ def test_spans_ordered_by_run_then_start_then_seq() -> None:
 
 def test_times_in_seconds_helper() -> None:
     assert t(0) == "2026-10-18T09:30:00+02:00" and t(1.5) == "2026-10-18T09:30:01.5+02:00"
+
+
+HEX = "0123456789abcdefABCDEF"
+
+
+@given(
+    st.text(alphabet=HEX, min_size=30, max_size=34)
+    | st.text(max_size=40)
+    | st.sampled_from(["0" * 32, "0" * 16, "f" * 32])
+)
+def test_trace_id_is_accepted_exactly_when_valid(text: str) -> None:
+    valid = len(text) == 32 and all(c in HEX for c in text) and set(text) != {"0"}
+    try:
+        got = parse_trace_id(text)
+    except InvalidIdError:
+        assert not valid
+    else:
+        assert valid and got == bytes.fromhex(text) and got.hex() == text.lower()
+
+
+@given(st.text(alphabet=HEX, min_size=14, max_size=18) | st.text(max_size=20))
+def test_span_id_is_accepted_exactly_when_valid(text: str) -> None:
+    valid = len(text) == 16 and all(c in HEX for c in text) and set(text) != {"0"}
+    try:
+        got = parse_span_id(text)
+    except InvalidIdError:
+        assert not valid
+    else:
+        assert valid and got.hex() == text.lower()
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    trace=st.none() | st.text(alphabet=HEX, min_size=31, max_size=33) | st.just("0" * 32),
+    span=st.none() | st.text(alphabet=HEX, min_size=15, max_size=17) | st.just("0" * 16),
+)
+def test_cli_parent_flags(trace: str | None, span: str | None) -> None:
+    from click.testing import CliRunner
+
+    from sessiontools._cli import cli
+
+    args = ["otel", "-"]
+    if trace is not None:
+        args += ["--parent-trace", trace]
+    if span is not None:
+        args += ["--parent-span", span]
+
+    def ok(text: str | None, digits: int) -> bool:
+        return text is None or (len(text) == digits and set(text) != {"0"})
+
+    valid = ok(trace, 32) and ok(span, 16) and not (span is not None and trace is None)
+    result = CliRunner().invoke(cli, args, input=ONE_TOOL)
+    assert result.exit_code == (0 if valid else 2), result.stderr
+    if valid:
+        agent = spans(result.stdout_bytes)[0]
+        assert agent.trace_id == (trace.lower() if trace else trace_hex("stdin", 0))
+        assert agent.parent_span_id == (span.lower() if span else "")
+    else:
+        assert len(result.stderr.splitlines()) == 1

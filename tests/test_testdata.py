@@ -166,3 +166,172 @@ def test_generator_writes_these_files() -> None:
         text=True,
     )
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+# An oracle written apart from the library: the standard json module, datetime for the
+# seconds and the fraction's digits for the nanoseconds, and the contract's id formulas.
+
+
+def _ns(text: str) -> int:
+    import calendar
+    import datetime as dt
+
+    zone = text[-1] == "Z"
+    tz = "+00:00" if zone else text[-6:]
+    body = text[:-1] if zone else text[:-6]
+    whole, _, fraction = body.partition(".")
+    moment = dt.datetime.fromisoformat(whole + tz)
+    seconds = calendar.timegm(moment.utctimetuple())
+    return seconds * 10**9 + int((fraction or "0").ljust(9, "0")[:9])
+
+
+def _entries_of(log: Path) -> list[dict[str, object]]:
+    import json
+
+    out = []
+    for raw in log.read_bytes().split(b"\n"):
+        try:
+            obj = json.loads(raw.decode("utf-8", "replace"))
+        except ValueError:
+            continue
+        if isinstance(obj, dict) and "seq" in obj and "type" in obj:
+            out.append(obj)
+    return out
+
+
+def _sha(text: str, size: int) -> str:
+    import hashlib
+
+    return hashlib.sha256(text.encode()).digest()[:size].hex()
+
+
+@pytest.mark.parametrize("log", EXPORTED, ids=lambda p: p.name)
+def test_spans_match_an_independent_reading_of_the_log(log: Path) -> None:
+    out = spans((GOLDEN / f"{log.stem}.otlp.json").read_bytes())
+    by_id = {s.span_id: s for s in out}
+    runs: list[list[dict[str, object]]] = []
+    open_run = False  # between a run_ended and the next run_started, entries are the session's
+    for entry in _entries_of(log):
+        if entry["type"] == "run_started":
+            runs.append([])
+            open_run = True
+        if open_run:
+            runs[-1].append(entry)
+        if entry["type"] == "run_ended":
+            open_run = False
+    assert len([s for s in out if s.name.startswith("invoke_agent")]) == len(runs)
+    for run in runs:
+        first, last = run[0], run[-1]
+        trace = _sha(f"agentloop/trace/{log.stem}/{first['seq']}", 16)
+        agent = by_id[_sha(f"agentloop/span/{trace}/invoke_agent/{first['seq']}/0", 8)]
+        assert agent.trace_id == trace
+        assert (agent.start, agent.end) == (_ns(str(first["time"])), _ns(str(last["time"])))
+        ended = last["type"] == "run_ended"
+        reason = last["run_ended"]["reason"] if ended else "crashed"  # type: ignore[index]
+        assert agent.attributes["agentloop.run.reason"] == reason
+        assert agent.status_code == (2 if reason in ("crashed", "model_error") else 0)
+        in_run = [s for s in out if s.trace_id == trace]
+        chats = 0
+        tool_chats = 0
+        for entry in run:
+            payload = entry[str(entry["type"])]
+            assert isinstance(payload, dict)
+            if entry["type"] == "model_error" or (
+                entry["type"] == "message" and payload["message"]["role"] == "assistant"
+            ):
+                chats += 1
+                chat = by_id[_sha(f"agentloop/span/{trace}/chat/{entry['seq']}/0", 8)]
+                assert chat.end == _ns(str(entry["time"]))
+                assert chat.parent_span_id == agent.span_id
+                assert chat.status_code == (2 if entry["type"] == "model_error" else 0)
+            if entry["type"] == "tool_result":
+                for index, _ in enumerate(payload.get("usage") or []):
+                    tool_chats += 1
+                    key = f"agentloop/span/{trace}/tool_chat/{entry['seq']}/{index}"
+                    tool_chat = by_id[_sha(key, 8)]
+                    assert tool_chat.end == _ns(str(entry["time"]))
+        operations = [s.attributes["gen_ai.operation.name"] for s in in_run]
+        assert operations.count("chat") == chats + tool_chats
+        asked = {
+            part["tool_call"]["id"]
+            for entry in run
+            if entry["type"] == "message"
+            for part in entry["message"]["message"]["parts"]  # type: ignore[index]
+            if part.get("tool_call")
+        }
+        touched = {
+            str(entry[str(entry["type"])]["call_id"])  # type: ignore[index]
+            for entry in run
+            if entry["type"] in ("decision", "call_started")
+        } | {
+            str(entry["tool_result"]["result"]["call_id"])  # type: ignore[index]
+            for entry in run
+            if entry["type"] == "tool_result"
+        }
+        tools = {
+            s.attributes["gen_ai.tool.call.id"]
+            for s in in_run
+            if "gen_ai.tool.call.id" in s.attributes
+        }
+        assert tools == asked | touched
+
+
+# Hand-written expectations for the richest logs: span names in order, with error.type.
+
+EXPECTED = {
+    "03_crash_while_call_runs": [
+        "invoke_agent !crashed",
+        "chat claude-sonnet-4-5",
+        "execute_tool file_write !crashed",
+        "execute_tool http_post !crashed",
+        "invoke_agent",
+        "execute_tool http_post !tool_error",
+        "execute_tool file_write",
+        "chat claude-sonnet-4-5",
+        "execute_tool http_get",
+        "chat claude-sonnet-4-5",
+    ],
+    "07_model_errors": [
+        "invoke_agent",
+        "chat claude-sonnet-4-5 !rate_limited",
+        "chat claude-sonnet-4-5 !overloaded",
+        "chat claude-sonnet-4-5",
+        "execute_tool slack_history",
+        "chat claude-sonnet-4-5",
+        "invoke_agent",
+        "chat claude-sonnet-4-5 !unreachable",
+        "chat gpt-5-mini",
+        "invoke_agent !unauthorized",
+        "chat gpt-5-mini !unauthorized",
+    ],
+    "09_refused_and_forbidden": [
+        "invoke_agent",
+        "chat claude-opus-5-5",
+        "execute_tool wiki_read",
+        "execute_tool hr_lookup !refused",
+        "chat claude-opus-5-5",
+        "invoke_agent",
+    ],
+    "16_canceled_pending": [
+        "invoke_agent",
+        "chat claude-opus-5-5",
+        "execute_tool command !crashed",
+        "invoke_agent",
+        "execute_tool command !tool_error",
+        "chat claude-opus-5-5",
+        "execute_tool command !tool_error",
+        "chat claude-opus-5-5",
+    ],
+}
+
+
+@pytest.mark.parametrize("stem", sorted(EXPECTED))
+def test_span_names_and_errors_by_hand(stem: str) -> None:
+    out = spans((GOLDEN / f"{stem}.otlp.json").read_bytes())
+    got = [
+        s.name + (f" !{s.attributes['error.type']}" if "error.type" in s.attributes else "")
+        for s in out
+    ]
+    assert got == EXPECTED[stem]
+    for s in out:
+        assert (s.status_code == 2) == ("error.type" in s.attributes)
