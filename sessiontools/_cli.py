@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import stat
 import sys
 import tempfile
 import warnings
@@ -36,6 +37,12 @@ class _Failure(Exception):
         self.exit_code = exit_code
 
 
+# click 8.2 and later raise this for a group run with no arguments.
+_NO_ARGS_IS_HELP: type[click.UsageError] = getattr(
+    click.exceptions, "NoArgsIsHelpError", type("_Never", (click.UsageError,), {})
+)
+
+
 class _Group(click.Group):
     """A group whose every error, usage errors included, is one line on stderr."""
 
@@ -52,6 +59,10 @@ class _Group(click.Group):
         try:
             rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
             code = rv if isinstance(rv, int) else EXIT_OK
+        except _NO_ARGS_IS_HELP as e:
+            # `sessiontools` alone: the help, as click gives it, and the usage status.
+            click.echo(e.ctx.get_help() if e.ctx is not None else e.format_message(), err=True)
+            code = EXIT_USAGE
         except click.UsageError as e:
             where = e.ctx.command_path if e.ctx is not None else self._where(args)
             message = _one_line(e.format_message()).rstrip(".")
@@ -80,7 +91,8 @@ def _one_line(text: str) -> str:
 
 
 def _say(line: str) -> None:
-    click.echo(line, err=True)
+    """One line on stderr: a newline inside (a file's name can hold one) is written as \\n."""
+    click.echo(line.replace("\r", "\\r").replace("\n", "\\n"), err=True)
 
 
 @click.group("sessiontools", cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -122,6 +134,8 @@ def otel(
         parent_span_id = _id(parse_span_id, parent_span, "--parent-span")
         if parent_span_id is not None and parent_trace_id is None:
             raise click.UsageError("--parent-span needs --parent-trace")
+        if conversation_id == "":
+            raise click.BadParameter("must not be empty", param_hint="--conversation-id")
         source, name = _open_session(session)
         try:
             if out is not None:
@@ -147,7 +161,7 @@ def otel(
                             _say(f"sessiontools otel: warning: {w.message}")
                 target.commit()
         finally:
-            if source is not _stdin():
+            if session != "-":
                 source.close()
     except LogError as e:
         _say(f"sessiontools otel: error: {e}")
@@ -172,24 +186,30 @@ def _id(parse: Any, text: str | None, flag: str) -> bytes | None:
 
 
 def _stdin() -> IO[bytes]:
+    if sys.stdin is None:
+        raise click.BadParameter("stdin is closed", param_hint="SESSION")
     return sys.stdin.buffer
 
 
 def _open_session(session: str) -> tuple[IO[bytes], str]:
+    """The session file, opened for reading. A path that names no file is a usage error (2);
+    a file that exists and cannot be read is an unreadable log (1)."""
     if session == "-":
         return _stdin(), "<stdin>"
     try:
         return open(session, "rb"), session
     except IsADirectoryError:
         raise click.BadParameter(f"{session} is a directory", param_hint="SESSION") from None
-    except OSError as e:
+    except (FileNotFoundError, NotADirectoryError) as e:
         raise click.BadParameter(
-            f"cannot open {session}: {e.strerror or e}", param_hint="SESSION"
+            f"cannot open {session}: {_reason(e)}", param_hint="SESSION"
         ) from None
+    except OSError as e:
+        raise _Failure(f"{session}: cannot read: {_reason(e)}", EXIT_DAMAGED) from None
 
 
 def _check_out(out: str, session: str) -> None:
-    directory = os.path.dirname(out) or "."
+    directory = os.path.dirname(os.path.realpath(out)) or "."
     if os.path.isdir(out):
         raise click.BadParameter(f"{out} is a directory", param_hint="--out")
     if not os.path.isdir(directory):
@@ -201,30 +221,42 @@ def _check_out(out: str, session: str) -> None:
 
 
 class _Output:
-    """Where the export goes: a temporary file, then ``path`` (renamed) or stdout (copied)."""
+    """Where the export goes. It is written to a temporary file first; once complete:
+
+    - a regular file (or a new one) is replaced by renaming the temporary file onto it (the
+      file a symlink points to, keeping an existing file's permission bits), so a failure
+      never leaves a half-written file;
+    - standard output, or a device or pipe given as ``--out`` (``/dev/stdout``, a FIFO), gets
+      the bytes copied into it: those cannot be renamed onto.
+    """
 
     def __init__(self, path: str | None) -> None:
         self.path = path
+        self.where = path or "stdout"
         self.tmp: str | None = None
+        self.target: str | None = None  # the regular file to rename onto
+        self.mode: int | None = None  # its permission bits, when it exists
         try:
-            if path is None:
+            st = os.stat(path) if path is not None and os.path.exists(path) else None
+            if path is None or (st is not None and not stat.S_ISREG(st.st_mode)):
                 self.file: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 - closed in __exit__
             else:
-                directory = os.path.dirname(path) or "."
+                self.target = os.path.realpath(path)
+                self.mode = stat.S_IMODE(st.st_mode) if st is not None else None
                 fd, self.tmp = tempfile.mkstemp(
-                    dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp"
+                    dir=os.path.dirname(self.target),
+                    prefix=f".{os.path.basename(self.target)}.",
+                    suffix=".tmp",
                 )
                 self.file = os.fdopen(fd, "wb")
         except OSError as e:
-            where = path or "a temporary file"
-            raise _Failure(f"cannot write {where}: {_reason(e)}", EXIT_DAMAGED) from None
+            raise _Failure(f"cannot write {self.where}: {_reason(e)}", EXIT_DAMAGED) from None
 
     def write(self, data: bytes) -> None:
         try:
             self.file.write(data)
         except OSError as e:
-            where = self.path or "a temporary file"
-            raise _Failure(f"cannot write {where}: {_reason(e)}", EXIT_DAMAGED) from None
+            raise _Failure(f"cannot write {self.where}: {_reason(e)}", EXIT_DAMAGED) from None
 
     def __enter__(self) -> _Output:
         return self
@@ -238,31 +270,41 @@ class _Output:
     def commit(self) -> None:
         """The export is complete: put it where it belongs."""
         try:
-            if self.path is None:
-                self.file.seek(0)
-                stream = sys.stdout.buffer
-                shutil.copyfileobj(self.file, stream)
-                stream.flush()
+            if self.target is None:
+                self._copy()
                 return
             assert self.tmp is not None
             self.file.flush()
             os.fsync(self.file.fileno())
             self.file.close()
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(self.tmp, 0o666 & ~umask)
-            os.replace(self.tmp, self.path)
+            if self.mode is None:
+                umask = os.umask(0)
+                os.umask(umask)
+                self.mode = 0o666 & ~umask
+            os.chmod(self.tmp, self.mode)
+            os.replace(self.tmp, self.target)
             self.tmp = None
         except BrokenPipeError:
             # The reader went away (`| head`): nothing more to say to it.
             with contextlib.suppress(OSError, ValueError):
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             raise _Failure(
-                "stdout was closed before the export was written", EXIT_DAMAGED
+                f"{self.where} was closed before the export was written", EXIT_DAMAGED
             ) from None
         except OSError as e:
-            where = self.path or "stdout"
-            raise _Failure(f"cannot write {where}: {_reason(e)}", EXIT_DAMAGED) from None
+            raise _Failure(f"cannot write {self.where}: {_reason(e)}", EXIT_DAMAGED) from None
+
+    def _copy(self) -> None:
+        self.file.seek(0)
+        if self.path is not None:
+            with open(self.path, "wb") as stream:
+                shutil.copyfileobj(self.file, stream)
+            return
+        if sys.stdout is None:
+            raise _Failure("stdout is closed: give --out FILE", EXIT_DAMAGED)
+        out = sys.stdout.buffer
+        shutil.copyfileobj(self.file, out)
+        out.flush()
 
 
 def _reason(e: OSError) -> str:

@@ -10,7 +10,8 @@ The exception tree::
 
     SessionToolsWarning (UserWarning)
      ├── TornTailWarning              the last line is a write cut short; it was ignored
-     └── UnknownEntryWarning          an entry type or field from a newer agentloop; kept
+     ├── UnknownEntryWarning          an entry type or field from a newer agentloop; kept
+     └── LogStructureWarning          entries not where agentloop writes them; read as they are
 
 ``OSError`` from opening or reading a file is passed through unchanged.
 
@@ -25,6 +26,7 @@ __all__ = [
     "EntryError",
     "InvalidIdError",
     "LogError",
+    "LogStructureWarning",
     "SessionToolsError",
     "SessionToolsWarning",
     "TornTailWarning",
@@ -90,3 +92,10 @@ class TornTailWarning(SessionToolsWarning):
 
 class UnknownEntryWarning(SessionToolsWarning):
     """An entry type, or a field, that this version does not know: kept, and reported once."""
+
+
+class LogStructureWarning(SessionToolsWarning):
+    """Entries that are not where agentloop writes them: an entry of a run (a message, a tool
+    result, a ``run_ended``...) with no ``run_started`` before it, or a ``seq`` that goes
+    back. They are read as they are, reported once each; such entries outside any run are in
+    no run and no span."""

@@ -31,6 +31,7 @@ A start later than its end (a clock stepped back between two entries) is moved t
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -49,8 +50,10 @@ from ._entries import (
     PinsEntry,
     RunStartedEntry,
     ToolResultEntry,
+    UnknownEntry,
     Usage,
 )
+from ._errors import LogStructureWarning
 from ._reader import ClosingLine, LogReader, LogSource, TornTail
 from ._values import fast_maker
 
@@ -329,9 +332,20 @@ class SessionFold:
     ``run_started`` after a run that crashed); ``finish()`` returns the run the log ended in,
     if it has no ``run_ended``. Meanwhile the session's ``labels``, ``label_sources``, ``pins``
     and ``usage`` are kept up to date.
+
+    Args:
+        name: what to call the log in warnings.
+
+    Warns:
+        LogStructureWarning: once for an entry of a run outside any run, once for a ``seq``
+            that goes back; each also kept in ``warnings``.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, name: str = "<log>") -> None:
+        self.name = name
+        self.warnings: list[str] = []
+        self._warned: set[str] = set()
+        self._last_seq: int | None = None
         self._label_set: set[str] = set()
         self.label_sources: dict[str, LabelSource] = {}
         self.pins: dict[str, str] = {}
@@ -374,8 +388,25 @@ class SessionFold:
                 self._label_set.add(label)
                 self.label_sources[label] = source
 
+    def _warn(self, what: str, entry: Entry, message: str) -> None:
+        if what not in self._warned:
+            self._warned.add(what)
+            text = f"{self.name}: line {entry.line}: {message}"
+            self.warnings.append(text)
+            warnings.warn(LogStructureWarning(text), stacklevel=4)
+
     def feed(self, entry: Entry) -> Run | None:
         """Take the next entry of the log; return the run it ended, if any."""
+        seq = entry.seq
+        last = self._last_seq
+        if last is not None and seq <= last:
+            self._warn(
+                "order",
+                entry,
+                f"seq {seq} after seq {last}: entries out of order or repeated; read in the "
+                "order of the file",
+            )
+        self._last_seq = seq
         payload = entry.payload
         kind = payload.__class__
         if kind is RunStartedEntry:
@@ -405,7 +436,15 @@ class SessionFold:
         """An entry outside any run: only the session's state changes."""
         if isinstance(payload, LabelsEntry | PinsEntry):
             self._session_entry(None, entry, payload)
-        elif isinstance(payload, MessageEntry):
+            return
+        if not isinstance(payload, UnknownEntry):
+            self._warn(
+                "outside",
+                entry,
+                f"a {entry.type} entry outside any run (no run_started before it): it is in no "
+                "run and no span",
+            )
+        if isinstance(payload, MessageEntry):
             self._count(payload.usage)
         elif isinstance(payload, ToolResultEntry):
             for mu in payload.usage:
@@ -684,10 +723,11 @@ def read_session(source: LogSource, *, name: str | None = None) -> Session:
 
     Warns:
         TornTailWarning, UnknownEntryWarning: see ``LogReader``.
+        LogStructureWarning: see ``SessionFold``.
     """
     entries: list[Entry] = []
-    fold = SessionFold()
     with LogReader(source, name=name) as reader:
+        fold = SessionFold(reader.name)
         runs = list(iter_runs(_keep(reader, entries), fold))
     return Session(
         reader.name,
@@ -699,7 +739,7 @@ def read_session(source: LogSource, *, name: str | None = None) -> Session:
         fold.usage,
         reader.torn_tail,
         reader.closing_line,
-        tuple(reader.warnings),
+        tuple(reader.warnings + fold.warnings),
     )
 
 

@@ -594,6 +594,7 @@ def export_otlp_json(
 
     Warns:
         TornTailWarning, UnknownEntryWarning: see ``LogReader``.
+        LogStructureWarning: see ``SessionFold``.
     """
     if parent_span_id is not None and parent_trace_id is None:
         raise ValueError("a parent span id needs a parent trace id")
@@ -601,7 +602,7 @@ def export_otlp_json(
         if conversation_id is None:
             conversation_id = default_conversation_id(reader.name)
         spans = trace_spans(
-            iter_runs(reader, SessionFold()),
+            iter_runs(reader, SessionFold(reader.name)),
             conversation_id=conversation_id,
             parent_trace_id=parent_trace_id,
             parent_span_id=parent_span_id,

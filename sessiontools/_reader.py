@@ -64,8 +64,7 @@ class ClosingLine:
     Attributes:
         line: its 1-based line number; ``offset``: the byte offset at which it starts.
         data: the parsed JSON object, as printed by ``agentloop run``.
-        outcome: the ``Outcome`` it holds, at the top level or under one key; ``None`` when
-            it holds none.
+        outcome: the ``Outcome`` it holds, at the top level or under one key.
         cost_usd: the run's cost as ``agentloop run`` priced it, at the top level or next to
             the outcome; ``None`` when the model was not priced.
     """
@@ -73,7 +72,7 @@ class ClosingLine:
     line: int
     offset: int
     data: dict[str, Any]
-    outcome: Outcome | None
+    outcome: Outcome
     cost_usd: float | None
 
 
@@ -286,8 +285,16 @@ def _closing_line(name: str, line: int, offset: int, obj: Any) -> ClosingLine:
             if isinstance(v, dict) and "reason" in v:
                 found = v
                 break
+    if found is None:
+        raise EntryError(
+            name,
+            line,
+            offset,
+            "the last line is JSON but neither an entry (no seq and type) nor a run's outcome "
+            "(no reason): is this an agentloop log?",
+        )
     try:
-        outcome = decode_outcome(found, "outcome") if found is not None else None
+        outcome = decode_outcome(found, "outcome")
     except BadEntry as e:
         raise EntryError(name, line, offset, f"the closing outcome line: {e}") from None
     cost = obj.get("cost_usd")

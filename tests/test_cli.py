@@ -234,5 +234,103 @@ def test_a_failing_write_is_reported_not_raised(
     monkeypatch.setattr(tempfile, "TemporaryFile", lambda: Full())
     result = invoke("otel", str(session))
     assert result.exit_code == 1
-    assert one_error_line(result).endswith("cannot write a temporary file: No space left on device")
+    assert one_error_line(result).endswith("cannot write stdout: No space left on device")
     assert result.stdout_bytes == b""
+
+
+def test_out_through_a_symlink_replaces_the_file_it_points_to(
+    session: Path, tmp_path: Path
+) -> None:
+    target = tmp_path / "target.json"
+    target.write_bytes(b"old")
+    target.chmod(0o640)
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    assert invoke("otel", str(session), "--out", str(link)).exit_code == 0
+    assert link.is_symlink() and os.readlink(link) == str(target)
+    assert target.read_bytes() == expected(CRASH_AND_RESUME, conversation_id="run-42")
+    assert target.stat().st_mode & 0o777 == 0o640  # an existing file keeps its permissions
+
+
+def test_out_to_a_pipe_writes_into_it(session: Path, tmp_path: Path) -> None:
+    import threading
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+
+    def read() -> None:
+        with open(fifo, "rb") as f:
+            got.append(f.read())
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    result = invoke("otel", str(session), "--out", str(fifo))
+    reader.join(timeout=10)
+    assert result.exit_code == 0, result.stderr
+    assert got == [expected(CRASH_AND_RESUME, conversation_id="run-42")]
+    assert fifo.is_fifo()  # still a pipe, not replaced by a file
+
+
+def test_unreadable_session_exits_1(session: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(path: str, mode: str = "r") -> object:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr("sessiontools._cli.open", refuse, raising=False)
+    result = invoke("otel", str(session))
+    assert result.exit_code == 1
+    assert one_error_line(result) == (
+        f"sessiontools otel: error: {session}: cannot read: Permission denied"
+    )
+
+
+def test_empty_conversation_id_is_a_usage_error(session: Path) -> None:
+    result = invoke("otel", str(session), "--conversation-id", "")
+    assert result.exit_code == 2
+    assert "--conversation-id" in one_error_line(result)
+
+
+def test_a_newline_in_a_file_name_stays_on_one_line(tmp_path: Path) -> None:
+    damaged = tmp_path / "bad\nname.jsonl"
+    damaged.write_bytes(b'{"seq":0,\n' + ONE_TOOL)
+    result = invoke("otel", str(damaged))
+    assert result.exit_code == 1
+    assert "bad\\nname.jsonl: line 1 (byte 0)" in one_error_line(result)
+
+
+def test_no_arguments_prints_the_help() -> None:
+    result = invoke()
+    assert result.exit_code == 2
+    assert result.stderr.startswith("Usage: sessiontools [OPTIONS] COMMAND")
+    assert "otel" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("closed", "args", "code", "fragment"),
+    [
+        (1, ["otel", "SESSION"], 1, "stdout is closed"),
+        (0, ["otel", "-"], 2, "stdin is closed"),
+    ],
+)
+def test_closed_standard_streams_are_one_line_errors(
+    session: Path, closed: int, args: list[str], code: int, fragment: str
+) -> None:
+    import subprocess
+    import sys
+
+    argv = [
+        sys.executable,
+        "-m",
+        "sessiontools",
+        *(str(session) if a == "SESSION" else a for a in args),
+    ]
+    run = subprocess.run(
+        argv,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        preexec_fn=lambda: os.close(closed),  # the child starts with that stream closed
+        check=False,
+    )
+    assert run.returncode == code
+    lines = run.stderr.decode().splitlines()
+    assert len(lines) == 1 and fragment in lines[0], run.stderr

@@ -263,3 +263,43 @@ def test_runs_before_a_cut_do_not_change(cut: int) -> None:
     whole = runs(CRASH_AND_RESUME)
     part = runs(b"".join(lines[: cut + 4]))
     assert part[0] == whole[0]
+
+
+def test_entries_of_a_run_outside_any_run_are_reported_once() -> None:
+    import io
+    import warnings
+
+    from sessiontools import LogStructureWarning, read_session
+
+    headless = b"".join(ONE_TOOL.splitlines(keepends=True)[1:])  # run_started cut away
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        session = read_session(io.BytesIO(headless), name="h.jsonl")
+    messages = [str(w.message) for w in caught if w.category is LogStructureWarning]
+    assert messages == [
+        "h.jsonl: line 1: a message entry outside any run (no run_started before it): "
+        "it is in no run and no span"
+    ]
+    assert session.runs == () and session.warnings == tuple(messages)
+    assert session.usage == Usage(130, 25, 160, 10)  # still counted for the session
+
+
+def test_seq_going_back_is_reported_once() -> None:
+    import io
+    import warnings
+
+    from sessiontools import LogStructureWarning, read_session
+
+    lines = ONE_TOOL.splitlines(keepends=True)
+    shuffled = lines[0] + lines[2] + lines[1] + b"".join(lines[3:]) + lines[1]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        read_session(io.BytesIO(shuffled), name="s.jsonl")
+    messages = [str(w.message) for w in caught if w.category is LogStructureWarning]
+    assert messages == [
+        "s.jsonl: line 3: seq 1 after seq 2: entries out of order or repeated; read in the "
+        "order of the file",
+        # the repeated user message comes after run_ended: outside any run, and said once
+        "s.jsonl: line 9: a message entry outside any run (no run_started before it): "
+        "it is in no run and no span",
+    ]

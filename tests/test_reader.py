@@ -379,3 +379,13 @@ def test_arbitrary_lines_are_read_or_rejected_with_a_log_error(lines: list[bytes
         read_bytes(b"\n".join(lines))
     except LogError as e:
         assert "\n" not in str(e)
+
+
+def test_last_line_json_that_is_no_outcome_is_an_error() -> None:
+    with pytest.raises(EntryError, match=r"line 5 .*nor a run's outcome"):
+        read_bytes(RUN + b'{"name": "my-package", "version": "1.0.0"}\n')
+
+
+def test_a_json_file_that_is_no_log_is_an_error() -> None:
+    with pytest.raises(EntryError, match="line 1"):
+        read_bytes(b'{"hello": 1}\n')
