@@ -120,7 +120,7 @@ def _problem(body: bytes, error: orjson.JSONDecodeError) -> str:
         orjson.loads(body)  # again without the line's end, for the column
     except orjson.JSONDecodeError as e:
         error = e
-    return f"{error.msg} at column {error.colno}"
+    return f"{error.msg} at character {error.colno} of the line"
 
 
 class LogReader:
