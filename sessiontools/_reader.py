@@ -9,7 +9,8 @@ whitespace are skipped.
   ignored and reported (``torn_tail``, and a ``TornTailWarning``).
 - Such a line anywhere else is damage: ``DamagedLogError`` names the file, line and offset.
 - A last line that is complete JSON but not an entry is a transcript's closing outcome line
-  (what ``agentloop run`` prints last): kept aside as ``closing_line``.
+  (what ``agentloop run`` prints last): kept aside as ``closing_line``. It must hold an
+  ``Outcome`` (a ``reason``), at the top level or under one key; else it is an ``EntryError``.
 - A line ``orjson`` refuses (invalid UTF-8, an escaped lone surrogate) is read again the way
   Go's ``encoding/json`` reads it: every invalid byte and lone surrogate becomes U+FFFD.
 """
@@ -144,11 +145,11 @@ class LogReader:
         closing_line: a transcript's closing outcome line, or ``None``.
         warnings: every warning given while reading, as one-line messages.
 
-    Raises (while iterating):
-        DamagedLogError: a line before the last is not complete JSON.
-        EntryError: a complete line is not a usable entry.
-        OSError: the file cannot be opened or read.
+    Raises:
+        OSError: the path cannot be opened (here), or the file cannot be read (iterating).
         TypeError: ``source`` is a text file.
+        DamagedLogError: while iterating, a line before the last is not complete JSON.
+        EntryError: while iterating, a complete line is not a usable entry.
     """
 
     def __init__(self, source: LogSource, *, name: str | None = None) -> None:
