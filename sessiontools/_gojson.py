@@ -30,9 +30,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeVar
 
 from ._entries import (
     CallStartedEntry,
@@ -44,10 +44,13 @@ from ._entries import (
     MessageEntry,
     ModelError,
     ModelErrorEntry,
+    ModelUsage,
     Outcome,
     Part,
     PinsEntry,
+    Refusal,
     RunStartedEntry,
+    Source,
     ToolResult,
     ToolResultEntry,
     UnknownEntry,
@@ -56,6 +59,8 @@ from ._entries import (
 from ._times import format_rfc3339
 
 __all__ = ["RawJSON", "dumps", "encode_entry"]
+
+T = TypeVar("T")
 
 
 class RawJSON(bytes):
@@ -180,6 +185,15 @@ class _Obj:
     def raw(self, name: str, v: Any) -> None:
         _value(v, self.key(name))
 
+    def array(self, name: str, items: Sequence[T], write: Callable[[T, list[str]], None]) -> None:
+        out = self.key(name)
+        out.append("[")
+        for i, item in enumerate(items):
+            if i:
+                out.append(",")
+            write(item, out)
+        out.append("]")
+
     def end(self) -> None:
         self.out.append("}")
 
@@ -219,13 +233,7 @@ def _part(p: Part, out: list[str]) -> None:
 def _message(m: Message, out: list[str]) -> None:
     o = _Obj(out)
     o.string("role", m.role)
-    parts = o.key("parts")
-    parts.append("[")
-    for i, p in enumerate(m.parts):
-        if i:
-            parts.append(",")
-        _part(p, parts)
-    parts.append("]")
+    o.array("parts", m.parts, _part)
     if m.native is not None:
         n = _Obj(o.key("native"))
         n.string("provider", m.native.provider)
@@ -247,21 +255,34 @@ def _model_error(e: ModelError, out: list[str]) -> None:
     o.end()
 
 
+def _source(s: Source, out: list[str]) -> None:
+    o = _Obj(out)
+    o.string("title", s.title)
+    o.string("ref", s.ref)
+    o.end()
+
+
+def _model_usage(mu: ModelUsage, out: list[str]) -> None:
+    o = _Obj(out)
+    o.string("model", mu.model)
+    _usage(mu.usage, o.key("usage"))
+    o.end()
+
+
+def _refusal(r: Refusal, out: list[str]) -> None:
+    o = _Obj(out)
+    o.string("call_id", r.call_id)
+    o.string("tool", r.tool)
+    o.strings("labels", r.labels)
+    o.end()
+
+
 def _display(d: Display, out: list[str]) -> None:
     o = _Obj(out)
     o.string("title", d.title)
     o.string("body", d.body)
     o.strings("labels", d.labels)
-    sources = o.key("sources")
-    sources.append("[")
-    for i, s in enumerate(d.sources):
-        if i:
-            sources.append(",")
-        so = _Obj(sources)
-        so.string("title", s.title)
-        so.string("ref", s.ref)
-        so.end()
-    sources.append("]")
+    o.array("sources", d.sources, _source)
     o.string("ref", d.ref, omitempty=True)
     o.end()
 
@@ -292,16 +313,7 @@ def _payload(p: object, out: list[str]) -> None:
         o.strings("labels", p.labels, omitempty=True)
         o.string("log", p.log, omitempty=True)
         if p.usage:
-            usage = o.key("usage")
-            usage.append("[")
-            for i, mu in enumerate(p.usage):
-                if i:
-                    usage.append(",")
-                mo = _Obj(usage)
-                mo.string("model", mu.model)
-                _usage(mu.usage, mo.key("usage"))
-                mo.end()
-            usage.append("]")
+            o.array("usage", p.usage, _model_usage)
         if p.display is not None:
             _display(p.display, o.key("display"))
     elif isinstance(p, ModelErrorEntry):
@@ -316,17 +328,7 @@ def _payload(p: object, out: list[str]) -> None:
         o.string("limit", p.limit, omitempty=True)
         o.strings("forbidden", p.forbidden, omitempty=True)
         if p.refused:
-            refused = o.key("refused")
-            refused.append("[")
-            for i, r in enumerate(p.refused):
-                if i:
-                    refused.append(",")
-                ro = _Obj(refused)
-                ro.string("call_id", r.call_id)
-                ro.string("tool", r.tool)
-                ro.strings("labels", r.labels)
-                ro.end()
-            refused.append("]")
+            o.array("refused", p.refused, _refusal)
         o.integer("turns", p.turns)
         _usage(p.usage, o.key("usage"))
     elif isinstance(p, LabelsEntry):

@@ -249,7 +249,32 @@ def _run_spans(
     run_id = _span_id(prefix, "invoke_agent", run.start_seq, 0)
     conv: tuple[str, AttributeValue] = ("gen_ai.conversation.id", conversation_id)
     keyed: list[tuple[tuple[int, int, int, int], Span]] = []
-    append = keyed.append
+
+    def add(
+        order: tuple[int, int, int, int],
+        ident: bytes,
+        parent: bytes,
+        name: str,
+        kind: int,
+        start: int,
+        end: int,
+        attrs: list[tuple[str, AttributeValue]],
+        status_code: int = STATUS_CODE_UNSET,
+        status_message: str = "",
+    ) -> None:
+        span = _new_span(
+            trace_id,
+            ident,
+            parent,
+            name,
+            kind,
+            start,
+            end,
+            tuple(attrs),
+            status_code,
+            status_message,
+        )
+        keyed.append((order, span))
 
     # invoke_agent
     attrs: list[tuple[str, AttributeValue]] = [("gen_ai.operation.name", "invoke_agent"), conv]
@@ -277,23 +302,17 @@ def _run_spans(
     if outcome is not None and outcome.forbidden:
         attrs.append(("agentloop.run.forbidden", outcome.forbidden))
     attrs.append(("agentloop.session.labels", run.labels))
-    name = "invoke_agent" if agent_name is None else f"invoke_agent {agent_name}"
-    append(
-        (
-            (run.start_time_unix_nano, run.start_seq, 0, 0),
-            _new_span(
-                trace_id,
-                run_id,
-                parent_span_id or b"",
-                name,
-                SPAN_KIND_INTERNAL,
-                run.start_time_unix_nano,
-                run.end_time_unix_nano,
-                tuple(attrs),
-                status_code,
-                status_message,
-            ),
-        )
+    add(
+        (run.start_time_unix_nano, run.start_seq, 0, 0),
+        run_id,
+        parent_span_id or b"",
+        "invoke_agent" if agent_name is None else f"invoke_agent {agent_name}",
+        SPAN_KIND_INTERNAL,
+        run.start_time_unix_nano,
+        run.end_time_unix_nano,
+        attrs,
+        status_code,
+        status_message,
     )
 
     # chat: turns
@@ -309,22 +328,15 @@ def _run_spans(
         if t.stop:
             attrs.append(("gen_ai.response.finish_reasons", (t.stop,)))
         _add_usage(attrs, t.usage)
-        append(
-            (
-                (t.start_time_unix_nano, t.seq, 1, 0),
-                _new_span(
-                    trace_id,
-                    _span_id(prefix, "chat", t.seq, 0),
-                    run_id,
-                    f"chat {t.request_model}" if t.request_model else "chat",
-                    SPAN_KIND_CLIENT,
-                    t.start_time_unix_nano,
-                    t.time_unix_nano,
-                    tuple(attrs),
-                    STATUS_CODE_UNSET,
-                    "",
-                ),
-            )
+        add(
+            (t.start_time_unix_nano, t.seq, 1, 0),
+            _span_id(prefix, "chat", t.seq, 0),
+            run_id,
+            _chat_name(t.request_model),
+            SPAN_KIND_CLIENT,
+            t.start_time_unix_nano,
+            t.time_unix_nano,
+            attrs,
         )
 
     # chat: failed calls
@@ -340,22 +352,17 @@ def _run_spans(
         attrs.append(("agentloop.retry", f.retry))
         if f.retry:
             attrs.append(("agentloop.retry.wait_ms", f.wait_ms))
-        append(
-            (
-                (f.start_time_unix_nano, f.seq, 1, 0),
-                _new_span(
-                    trace_id,
-                    _span_id(prefix, "chat", f.seq, 0),
-                    run_id,
-                    f"chat {f.request_model}" if f.request_model else "chat",
-                    SPAN_KIND_CLIENT,
-                    f.start_time_unix_nano,
-                    f.time_unix_nano,
-                    tuple(attrs),
-                    STATUS_CODE_ERROR,
-                    f.error.message,
-                ),
-            )
+        add(
+            (f.start_time_unix_nano, f.seq, 1, 0),
+            _span_id(prefix, "chat", f.seq, 0),
+            run_id,
+            _chat_name(f.request_model),
+            SPAN_KIND_CLIENT,
+            f.start_time_unix_nano,
+            f.time_unix_nano,
+            attrs,
+            STATUS_CODE_ERROR,
+            f.error.message,
         )
 
     # execute_tool, and the model calls each tool made
@@ -387,22 +394,17 @@ def _run_spans(
         attrs.append(("agentloop.call.labels", c.labels))
         attrs.append(("agentloop.call.resumed", c.resumed))
         start, end = c.start_time_unix_nano, c.end_time_unix_nano
-        append(
-            (
-                (start, c.open_seq, 2, c.open_index),
-                _new_span(
-                    trace_id,
-                    tool_id,
-                    run_id,
-                    f"execute_tool {c.tool}" if c.tool else "execute_tool",
-                    SPAN_KIND_INTERNAL,
-                    start,
-                    end,
-                    tuple(attrs),
-                    STATUS_CODE_ERROR if error else STATUS_CODE_UNSET,
-                    _TOOL_ERRORS.get(error, ""),
-                ),
-            )
+        add(
+            (start, c.open_seq, 2, c.open_index),
+            tool_id,
+            run_id,
+            f"execute_tool {c.tool}" if c.tool else "execute_tool",
+            SPAN_KIND_INTERNAL,
+            start,
+            end,
+            attrs,
+            STATUS_CODE_ERROR if error else STATUS_CODE_UNSET,
+            _TOOL_ERRORS.get(error, ""),
         )
         if not c.model_calls:
             continue
@@ -413,25 +415,22 @@ def _run_spans(
                 attrs.append(("gen_ai.request.model", m.model))
                 attrs.append(("gen_ai.response.model", m.model))
             _add_usage(attrs, m.usage)
-            append(
-                (
-                    (start, result_seq, 3, m.index),
-                    _new_span(
-                        trace_id,
-                        _span_id(prefix, "tool_chat", result_seq, m.index),
-                        tool_id,
-                        f"chat {m.model}" if m.model else "chat",
-                        SPAN_KIND_CLIENT,
-                        start,
-                        end,
-                        tuple(attrs),
-                        STATUS_CODE_UNSET,
-                        "",
-                    ),
-                )
+            add(
+                (start, result_seq, 3, m.index),
+                _span_id(prefix, "tool_chat", result_seq, m.index),
+                tool_id,
+                _chat_name(m.model),
+                SPAN_KIND_CLIENT,
+                start,
+                end,
+                attrs,
             )
     keyed.sort(key=_first)
     return [span for _, span in keyed]
+
+
+def _chat_name(model: str) -> str:
+    return f"chat {model}" if model else "chat"
 
 
 def _first(item: tuple[tuple[int, int, int, int], Span]) -> tuple[int, int, int, int]:
