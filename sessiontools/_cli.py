@@ -13,13 +13,16 @@ import stat
 import sys
 import tempfile
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any, NoReturn
 
 import click
 
 from ._errors import InvalidIdError, LogError, SessionToolsWarning
+from ._frames import GROUPS, find_logs
 from ._otel import export_otlp_json, parse_span_id, parse_trace_id
+from ._prices import PriceBook, PriceFileError
+from ._report import FORMATS, cost_report, parse_time, render
 from ._version import __version__
 
 __all__ = ["cli", "main", "run"]
@@ -175,6 +178,101 @@ def otel(
     return EXIT_OK
 
 
+@cli.command("cost")
+@click.argument("paths", metavar="PATH...", nargs=-1, required=True)
+@click.option(
+    "--by",
+    "by",
+    multiple=True,
+    type=click.Choice(GROUPS),
+    help="Group by this (several allowed, in order); default: model.",
+)
+@click.option(
+    "--prices", metavar="FILE", help="Prices by model id (JSON or TOML); wins over genai-prices."
+)
+@click.option("--since", metavar="TIME", help="Only calls at or after TIME (RFC 3339 or a date).")
+@click.option("--until", metavar="TIME", help="Only calls before TIME (RFC 3339 or a date).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="table",
+    show_default=True,
+    help="table for a person; csv and json for programs.",
+)
+@click.option("--out", metavar="FILE", help="Write to FILE (atomically) instead of stdout.")
+def cost(
+    paths: tuple[str, ...],
+    by: tuple[str, ...],
+    prices: str | None,
+    since: str | None,
+    until: str | None,
+    fmt: str,
+    out: str | None,
+) -> int:
+    """What the model calls of the logs in PATH... cost: files, directories (their *.jsonl) or
+    globs. A damaged log is reported and skipped; the others still count (exit status 1)."""
+    try:
+        since_at = _time(since, "--since")
+        until_at = _time(until, "--until")
+        try:
+            logs = find_logs(paths)
+        except FileNotFoundError as e:
+            raise click.BadParameter(str(e), param_hint="PATH") from None
+        try:
+            book = PriceBook(prices)
+        except (PriceFileError, OSError) as e:
+            message = str(e) if isinstance(e, PriceFileError) else f"{prices}: {_reason(e)}"
+            raise click.BadParameter(message, param_hint="--prices") from None
+        if out is not None:
+            _check_out(out, *(os.fspath(log) for log in logs if isinstance(log, os.PathLike)))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", SessionToolsWarning)
+            try:
+                with _progress(len(logs)) as step:
+                    report = cost_report(
+                        logs,
+                        by=by or ("model",),
+                        prices=book,
+                        since=since_at,
+                        until=until_at,
+                        progress=step,
+                    )
+            finally:
+                for w in caught:
+                    if issubclass(w.category, SessionToolsWarning):
+                        _say(f"sessiontools cost: warning: {w.message}")
+        for skipped in report.tables.skipped:
+            _say(f"sessiontools cost: error: {skipped.problem}; skipped")
+        with _Output(out) as target:
+            target.write(render(report, fmt).encode())
+            target.commit()
+    except _Failure as e:
+        _say(f"sessiontools cost: error: {e}")
+        return e.exit_code
+    return EXIT_DAMAGED if report.tables.skipped else EXIT_OK
+
+
+def _time(text: str | None, flag: str) -> Any:
+    if text is None:
+        return None
+    try:
+        return parse_time(text)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint=flag) from None
+
+
+@contextlib.contextmanager
+def _progress(total: int) -> Iterator[Callable[[str], None] | None]:
+    """A progress bar on stderr for many logs, only on a terminal."""
+    stream = sys.stderr
+    if total < 2 or stream is None or not stream.isatty():
+        yield None
+        return
+    with click.progressbar(length=total, label="reading logs", file=stream) as bar:
+        yield lambda name: bar.update(1)
+
+
 def _id(parse: Any, text: str | None, flag: str) -> bytes | None:
     if text is None:
         return None
@@ -208,16 +306,18 @@ def _open_session(session: str) -> tuple[IO[bytes], str]:
         raise _Failure(f"{session}: cannot read: {_reason(e)}", EXIT_DAMAGED) from None
 
 
-def _check_out(out: str, session: str) -> None:
+def _check_out(out: str, *inputs: str) -> None:
     directory = os.path.dirname(os.path.realpath(out)) or "."
     if os.path.isdir(out):
         raise click.BadParameter(f"{out} is a directory", param_hint="--out")
     if not os.path.isdir(directory):
         raise click.BadParameter(f"no directory {directory}", param_hint="--out")
-    if session != "-" and os.path.exists(out) and os.path.samefile(out, session):
-        raise click.BadParameter(
-            "is the session itself; a reader never changes a session file", param_hint="--out"
-        )
+    for path in inputs:
+        if path != "-" and os.path.exists(out) and os.path.samefile(out, path):
+            raise click.BadParameter(
+                f"is {path}, a log being read; a reader never changes a session file",
+                param_hint="--out",
+            )
 
 
 class _Output:

@@ -28,6 +28,7 @@ from ._entries import Usage
 from ._errors import InvalidIdError
 from ._model import Run, SessionFold, iter_runs
 from ._reader import LogReader, LogSource
+from ._usage import to_otel
 from ._values import fast_maker
 from ._version import __version__
 
@@ -199,16 +200,15 @@ def parse_span_id(text: str) -> bytes:
 
 
 def _add_usage(attrs: list[tuple[str, AttributeValue]], usage: Usage) -> None:
-    # The conventions count cached tokens as input (gen_ai.usage.input_tokens "SHOULD include"
-    # cache_read and cache_creation); agentloop's input_tokens is the uncached part.
-    read = usage.cache_read_tokens
-    write = usage.cache_write_tokens
-    attrs.append(("gen_ai.usage.input_tokens", usage.input_tokens + read + write))
-    attrs.append(("gen_ai.usage.output_tokens", usage.output_tokens))
-    if read:
-        attrs.append(("gen_ai.usage.cache_read.input_tokens", read))
-    if write:
-        attrs.append(("gen_ai.usage.cache_creation.input_tokens", write))
+    # The conventions count cached tokens as input; agentloop's input_tokens is the uncached
+    # part (the conversion lives in _usage).
+    otel = to_otel(usage)
+    attrs.append(("gen_ai.usage.input_tokens", otel.input_tokens))
+    attrs.append(("gen_ai.usage.output_tokens", otel.output_tokens))
+    if otel.cache_read_input_tokens:
+        attrs.append(("gen_ai.usage.cache_read.input_tokens", otel.cache_read_input_tokens))
+    if otel.cache_creation_input_tokens:
+        attrs.append(("gen_ai.usage.cache_creation.input_tokens", otel.cache_creation_input_tokens))
 
 
 def trace_spans(

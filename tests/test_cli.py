@@ -199,7 +199,7 @@ def test_unusable_out_is_a_usage_error(session: Path, tmp_path: Path, where: str
 def test_out_never_overwrites_the_session(session: Path) -> None:
     result = invoke("otel", str(session), "--out", str(session))
     assert result.exit_code == 2
-    assert "session itself" in one_error_line(result)
+    assert "a log being read" in one_error_line(result)
     assert session.read_bytes() == CRASH_AND_RESUME
 
 

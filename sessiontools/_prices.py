@@ -1,0 +1,827 @@
+"""What model calls cost: a user's price file, else genai-prices (contract: design/costs.md).
+
+Three layers, each usable alone:
+
+- ``Prices``: agentloop's ``Prices`` (seed 002), US dollars per *million* tokens for each of
+  its four token counts, ``None`` where not known. ``load_prices`` reads a file of them.
+- ``Rates`` and ``PriceTable``: US dollars per *token*, for one tier of one model's prices on
+  one UTC day. A table is what a cost frame multiplies token counts by.
+- ``PriceBook``: the look-up. Sources, first that knows wins (costs.md, "Prices"):
+
+  1. the price file (or mapping) the user gives, by model id, which always wins;
+  2. genai-prices' bundled snapshot (offline; nothing is ever fetched), at the call's own time;
+  3. otherwise the call is unpriced: ``table`` and ``rates`` return ``None`` and ``cost_usd``
+     returns NaN, never 0.
+
+**Token counts.** agentloop's ``Usage`` is four disjoint counts: ``input_tokens`` is the
+uncached input only (reading.md; seed 002). genai-prices expects ``input_tokens`` to be the
+*inclusive* input (uncached + cache reads + cache writes) and subtracts the cached counts
+itself. ``_genai_usage`` is the one place that converts; ``_inclusive_input`` is the one
+formula for the inclusive input, which also picks the tier.
+
+**Tiers.** genai-prices' ``TieredPrices`` is the "cliff" model the providers bill by: a request
+whose inclusive input is strictly *above* a tier's ``start`` pays that tier's rate on all its
+tokens (``calc_unit_price``: ``total_input_tokens > tier.start``). For claude-sonnet-4-5
+(start 200,000) a request of 200,000 inclusive input tokens pays the base rates and one of
+200,001 the long-context rates. ``Rates.tier_start`` is that ``start`` (0 for the base tier).
+
+**How a table is built.** ``calc_price`` is the authority. For each (provider, model, UTC day)
+the book asks it once for the model and the price in force (``StartDateConstraint`` switches
+on the UTC date), reads the tier starts from the model's ``TieredPrices``, and within each tier
+prices five probe usages to get the per-token rates (input, output, cache read, cache write
+and any per-request fee, as differences of probe prices in ``Decimal``); a sixth, mixed probe
+checks that ``calc_price`` is linear in the four counts within the tier. A model whose price is
+not (none in the bundled snapshot) is left unpriced, with a ``SessionToolsWarning``.
+
+**Time of day.** Some models have a ``TimeOfDateConstraint`` (in genai-prices 0.2.3's snapshot:
+deepseek-chat, deepseek-reasoner, deepseek-v4-flash and deepseek-v4-pro, off-peak/peak
+prices). For those a per-day table would be wrong, so the book keys their tables by (provider,
+model, UTC day, time-of-day segment), the segments cut at every start and end time of the
+model's time-of-day constraints: exact, and a handful of look-ups a day. A ``PriceTable`` of
+such a model holds only within its segment of the day; a caller that reuses one table for a
+whole day's calls must check ``PriceBook.whole_day``.
+
+**Unknown prices.** A rate is NaN when nobody knows it: a price file entry without it, or a
+genai-prices model with no price for that kind of token nor for a broader kind that includes it
+(cache reads and writes are input tokens, so a model with an input price but no cache price
+charges them at the input price: genai-prices' rule, and how OpenAI bills cache writes). A
+genai-prices model with no token price at all (an empty price, as for github-copilot's models or
+some ``:free`` ones) is unpriced, ``None``: ``calc_price`` would say 0, which costs.md forbids
+for a price nobody knows. A cost is NaN exactly when a count above zero meets a NaN rate; a
+count of zero never makes NaN. These are the only places the book departs from ``calc_price``.
+
+**Per-request fees.** A price that every request pays whatever its tokens (genai-prices'
+``requests_kcount``; perplexity's sonar models) is ``Rates.request``, an addition to agentloop's
+four prices so that a table prices exactly what ``calc_price`` does.
+
+Precision: per-token rates are ``Decimal`` differences converted to ``float`` once; nothing is
+rounded (costs.md, "Keep full precision").
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tomllib
+import warnings
+from bisect import bisect_right
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, time, timedelta
+from decimal import Decimal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from ._entries import Usage
+from ._errors import SessionToolsError, SessionToolsWarning
+from ._usage import inclusive_input_tokens
+
+if TYPE_CHECKING:
+    import genai_prices.types as gp_types
+
+__all__ = [
+    "SOURCE_FILE",
+    "SOURCE_GENAI_PRICES",
+    "PriceBook",
+    "PriceFileError",
+    "PriceTable",
+    "Prices",
+    "Rates",
+    "load_prices",
+]
+
+#: ``Rates.source`` / ``PriceTable.source`` of prices from the user's file or mapping.
+SOURCE_FILE: Final = "prices file"
+#: ``Rates.source`` / ``PriceTable.source`` of prices from genai-prices' snapshot.
+SOURCE_GENAI_PRICES: Final = "genai-prices"
+
+_NAN: Final = math.nan
+_NS_PER_DAY: Final = 86_400_000_000_000
+_EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
+_EPOCH_ORDINAL: Final = date(1970, 1, 1).toordinal()
+_MILLION: Final = Decimal(1_000_000)
+
+
+class PriceFileError(SessionToolsError):
+    """A price file that cannot be used.
+
+    ``str()`` is one line: the file, then the model id and the field when the problem is about
+    one, then what is wrong, e.g.
+    ``prices.json: model 'gpt-5', field 'input': -1 is negative; a price is US dollars per
+    million tokens, 0 or more``.
+
+    Attributes:
+        name: the file as given.
+        problem: what is wrong, in a few words.
+        model: the model id the problem is in, if any.
+        field: the field (as written in the file) the problem is in, if any.
+    """
+
+    def __init__(
+        self, name: str, problem: str, *, model: str | None = None, field: str | None = None
+    ) -> None:
+        self.name = name
+        self.problem = problem
+        self.model = model
+        self.field = field
+        where = name
+        if model is not None:
+            where += f": model {model!r}"
+        if field is not None:
+            where += f", field {field!r}" if model is not None else f": field {field!r}"
+        message = f"{where}: {problem}"
+        super().__init__(message.replace("\r", "\\r").replace("\n", "\\n"))
+
+
+def _is_price(value: object) -> bool:
+    """A usable price: an ``int`` or ``float`` (not ``bool``), finite and 0 or more."""
+    if value.__class__ not in (int, float):
+        return False
+    assert isinstance(value, int | float)
+    return math.isfinite(value) and value >= 0
+
+
+def _check_counts(usage: Usage) -> None:
+    if (
+        usage.input_tokens < 0
+        or usage.output_tokens < 0
+        or usage.cache_read_tokens < 0
+        or usage.cache_write_tokens < 0
+    ):
+        # costs.md, "Usage conventions": a count that would go negative is an error, reported.
+        raise ValueError(f"a token count is negative: {usage!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class Prices:
+    """A model's prices, agentloop's ``Prices``: US dollars per million tokens. ``None``: not known.
+
+    Go's ``Prices{Input, Output, CacheWrite, CacheRead float64}`` (seed 002) has no "not
+    known"; here ``None`` is, and a count above zero at an unknown price costs NaN, never 0.
+
+    Raises:
+        ValueError: a price that is not ``None`` or a finite number of 0 or more.
+    """
+
+    input: float | None = None
+    output: float | None = None
+    cache_write: float | None = None
+    cache_read: float | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("input", "output", "cache_write", "cache_read"):
+            value = getattr(self, name)
+            if value is not None and not _is_price(value):
+                raise ValueError(
+                    f"Prices.{name} must be None or a finite number of 0 or more, not {value!r}"
+                )
+
+    def cost_usd(self, usage: Usage) -> float:
+        """What ``usage`` costs at these prices, in US dollars: agentloop's ``Prices.Cost``.
+
+        Each count times its price, divided by 1e6 (prices are per million tokens). NaN when a
+        count above zero has no price. Raises ``ValueError`` for a negative count.
+        """
+        _check_counts(usage)
+        total = 0.0
+        for count, price in (
+            (usage.input_tokens, self.input),
+            (usage.output_tokens, self.output),
+            (usage.cache_write_tokens, self.cache_write),
+            (usage.cache_read_tokens, self.cache_read),
+        ):
+            if count:
+                if price is None:
+                    return _NAN
+                total += count * price / 1e6
+        return total
+
+    def rates(self, source: str = SOURCE_FILE) -> Rates:
+        """These prices per token, as the single (base) tier of a table; NaN where ``None``."""
+        return Rates(
+            input=_per_token(self.input),
+            output=_per_token(self.output),
+            cache_read=_per_token(self.cache_read),
+            cache_write=_per_token(self.cache_write),
+            tier_start=0,
+            source=source,
+        )
+
+
+def _per_token(per_million: float | None) -> float:
+    """US dollars per million tokens -> per token, in ``Decimal`` then one rounding to float."""
+    if per_million is None:
+        return _NAN
+    return float(Decimal(repr(float(per_million))) / _MILLION)
+
+
+@dataclass(frozen=True, slots=True)
+class Rates:
+    """USD per token for each of agentloop's four counts, in force for some requests.
+
+    ``input`` is per *uncached* input token (agentloop's ``input_tokens``). A rate is
+    ``float('nan')`` when the price is not known.
+
+    ``tier_start``: these rates apply to a request whose *inclusive* input (input + cache read +
+    cache write tokens) is strictly above ``tier_start`` (genai-prices: ``total_input_tokens >
+    tier.start``) and not above the next tier's start; 0 for the base tier, which also takes a
+    request of no input at all.
+
+    ``source``: ``"prices file"`` or ``"genai-prices"``.
+
+    ``request``: US dollars every request pays whatever its tokens (genai-prices'
+    ``requests_kcount`` / 1000; in the bundled snapshot only perplexity's sonar models have
+    one); 0 for almost every model and always 0 from a price file. Not one of agentloop's
+    four prices: an addition here, so that a table prices exactly what ``calc_price`` does.
+    """
+
+    input: float
+    output: float
+    cache_read: float
+    cache_write: float
+    tier_start: int
+    source: str
+    request: float = 0.0
+
+    def cost_usd(self, usage: Usage) -> float:
+        """What ``usage`` costs at these rates, in US dollars (the tier is the caller's choice).
+
+        ``request`` plus each count times its rate; NaN when a count above zero has a NaN rate
+        (a zero count never makes NaN). Raises ``ValueError`` for a negative count.
+        """
+        _check_counts(usage)
+        total = self.request
+        if usage.input_tokens:
+            total += usage.input_tokens * self.input
+        if usage.output_tokens:
+            total += usage.output_tokens * self.output
+        if usage.cache_read_tokens:
+            total += usage.cache_read_tokens * self.cache_read
+        if usage.cache_write_tokens:
+            total += usage.cache_write_tokens * self.cache_write
+        return total
+
+
+@dataclass(frozen=True, slots=True)
+class PriceTable:
+    """Every tier of one model's prices on one day (UTC), lowest first.
+
+    ``tiers[0].tier_start == 0``; starts strictly increase. A table from a price file has one
+    tier. ``provider`` and ``model`` are as asked (the provider may be ``""``); ``source`` is
+    ``"prices file"`` or ``"genai-prices"``. For a model with time-of-day prices the table
+    holds only for part of ``day`` (see ``PriceBook.whole_day``).
+    """
+
+    provider: str
+    model: str
+    day: date
+    tiers: tuple[Rates, ...]
+    source: str
+
+    def __post_init__(self) -> None:
+        if not self.tiers or self.tiers[0].tier_start != 0:
+            raise ValueError("a PriceTable's first tier must start at 0")
+        for low, high in zip(self.tiers, self.tiers[1:], strict=False):
+            if high.tier_start <= low.tier_start:
+                raise ValueError("a PriceTable's tiers must start in increasing order")
+
+    def rates_for(self, inclusive_input_tokens: int) -> Rates:
+        """The rates of a request with this inclusive input (input + cache read + cache write).
+
+        The last tier whose ``tier_start`` the input is strictly above; else the base tier.
+        """
+        tiers = self.tiers
+        for rates in reversed(tiers):
+            if inclusive_input_tokens > rates.tier_start:
+                return rates
+        return tiers[0]
+
+
+# -- the price file -------------------------------------------------------------------------
+
+#: The names a model's entry may use for each ``Prices`` field: agentloop's snake case, and
+#: the Go field names (``Prices`` has no JSON tags, so Go's encoding/json writes these).
+_FIELD_NAMES: Final[Mapping[str, str]] = {
+    "input": "input",
+    "output": "output",
+    "cache_write": "cache_write",
+    "cache_read": "cache_read",
+    "Input": "input",
+    "Output": "output",
+    "CacheWrite": "cache_write",
+    "CacheRead": "cache_read",
+}
+
+
+class _Bad(Exception):
+    """A problem found while parsing JSON, raised from a hook; becomes a ``PriceFileError``."""
+
+
+def _json_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _Bad(f"the name {key!r} is given twice in one object")
+        out[key] = value
+    return out
+
+
+def _json_constant(name: str) -> Any:
+    raise _Bad(f"{name} is not a price (JSON has no {name})")
+
+
+def _parse(name: str, data: bytes, toml: bool) -> Any:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise PriceFileError(name, f"not UTF-8 (byte {e.start})") from None
+    if toml:
+        try:
+            return tomllib.loads(text)
+        except tomllib.TOMLDecodeError as e:
+            raise PriceFileError(name, f"not valid TOML: {e}") from None
+    try:
+        return json.loads(text, object_pairs_hook=_json_pairs, parse_constant=_json_constant)
+    except _Bad as e:
+        raise PriceFileError(name, f"not usable JSON: {e}") from None
+    except json.JSONDecodeError as e:
+        raise PriceFileError(
+            name, f"not valid JSON: {e.msg} at line {e.lineno} column {e.colno}"
+        ) from None
+
+
+def _kind(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, str):
+        return f"the string {value!r}"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    return f"{value!r}"
+
+
+def _model_prices(name: str, model: str, entry: object, toml: bool) -> Prices:
+    if not isinstance(entry, dict):
+        what = "a table" if toml else "an object"
+        raise PriceFileError(
+            name,
+            f"is {_kind(entry)}, not {what} of prices (input, output, cache_write, cache_read)",
+            model=model,
+        )
+    values: dict[str, float | None] = {}
+    spelled: dict[str, str] = {}
+    for key, value in entry.items():
+        target = _FIELD_NAMES.get(key)
+        if target is None:
+            hint = ""
+            if toml and isinstance(value, dict):
+                hint = (
+                    f"; a model id with dots must be quoted in TOML, "
+                    f'as ["{model}.{key}"], not [{model}.{key}]'
+                )
+            raise PriceFileError(
+                name,
+                "unknown field; the fields are input, output, cache_write and cache_read "
+                f"(or Go's Input, Output, CacheWrite and CacheRead){hint}",
+                model=model,
+                field=key,
+            )
+        if target in spelled:
+            raise PriceFileError(
+                name,
+                f"the same price as {spelled[target]!r}; give each price once",
+                model=model,
+                field=key,
+            )
+        spelled[target] = key
+        if value is None:  # JSON null: not known, as if left out
+            values[target] = None
+        elif value.__class__ not in (int, float):
+            raise PriceFileError(
+                name,
+                f"is {_kind(value)}, not a number of US dollars per million tokens",
+                model=model,
+                field=key,
+            )
+        elif not math.isfinite(value):
+            raise PriceFileError(name, f"{value!r} is not a price", model=model, field=key)
+        elif value < 0:
+            raise PriceFileError(
+                name,
+                f"{value!r} is negative; a price is US dollars per million tokens, 0 or more",
+                model=model,
+                field=key,
+            )
+        else:
+            values[target] = float(value)
+    return Prices(**values)
+
+
+def load_prices(path: str | os.PathLike[str]) -> dict[str, Prices]:
+    """Read a price file: agentloop's ``Prices`` by model id.
+
+    The format is chosen by the extension, ``.json`` or ``.toml`` (any case). JSON::
+
+        {"claude-sonnet-4-5": {"input": 3, "output": 15, "cache_write": 3.75, "cache_read": 0.3},
+         "gpt-5": {"Input": 1.25, "Output": 10, "CacheRead": 0.125}}
+
+    TOML, one table per model id; an id with a dot must be quoted (``["gpt-4.1"]``; unquoted,
+    TOML reads ``[gpt-4.1]`` as table ``1`` inside table ``gpt-4``)::
+
+        [claude-sonnet-4-5]
+        input = 3
+        output = 15
+
+        ["gpt-4.1"]
+        input = 2
+        output = 8
+
+    Prices are US dollars per million tokens. Each field may be spelled agentloop's way
+    (``input``, ``output``, ``cache_write``, ``cache_read``) or Go's (``Input``, ``Output``,
+    ``CacheWrite``, ``CacheRead``: Go's ``Prices`` has no JSON tags). A price left out, or
+    JSON ``null``, is not known: a call with tokens of that kind costs NaN. Model ids are
+    matched exactly as the log writes them (no date suffixes, no case folding). The file is the
+    model ids at the top level: the seed documents no wrapper (such as ``{"models": ...}``) for
+    agentloop's request files, so none is read.
+
+    Raises:
+        PriceFileError: an extension other than .json or .toml, a file that is not UTF-8 or not
+            valid JSON/TOML (JSON: also a name given twice in one object, NaN or Infinity), a
+            top level that is not an object, a model entry that is not an object, an unknown
+            field, one price given twice (``input`` and ``Input``), or a price that is not a
+            finite number of 0 or more.
+        OSError: the file cannot be read, passed through unchanged (as for logs, _errors.py).
+    """
+    name = os.fspath(path)
+    suffix = Path(name).suffix.lower()
+    if suffix not in (".json", ".toml"):
+        raise PriceFileError(
+            name, "a price file's name must end in .json or .toml, which says its format"
+        )
+    toml = suffix == ".toml"
+    with open(name, "rb") as f:
+        document = _parse(name, f.read(), toml)
+    if not isinstance(document, dict):
+        raise PriceFileError(
+            name, f"the file holds {_kind(document)}, not an object of prices by model id"
+        )
+    return {model: _model_prices(name, model, entry, toml) for model, entry in document.items()}
+
+
+# -- genai-prices ---------------------------------------------------------------------------
+
+
+def _genai_usage(usage: Usage) -> Any:
+    """agentloop's disjoint ``Usage`` as genai-prices' ``Usage``: THE one conversion.
+
+    genai-prices' ``input_tokens`` is inclusive of cache reads and cache writes (its
+    ``compute_leaf_values`` subtracts them from it); agentloop's is the uncached part.
+    """
+    from genai_prices import Usage as GenaiUsage
+
+    return GenaiUsage(
+        input_tokens=inclusive_input_tokens(usage),
+        output_tokens=usage.output_tokens,
+        cache_read_tokens=usage.cache_read_tokens,
+        cache_write_tokens=usage.cache_write_tokens,
+    )
+
+
+_priced_by_cache: dict[str, frozenset[str]] = {}
+
+
+def _price_keys_covering(usage_key: str) -> frozenset[str]:
+    """The genai-prices price keys that price ``usage_key``: its own and its ancestors'.
+
+    From genai-prices' unit registry (``data_units.unit_data``): a unit prices a usage key when
+    its dimensions are a subset of the key's (``input_mtok`` prices cache reads and writes).
+    """
+    keys = _priced_by_cache.get(usage_key)
+    if keys is None:
+        from genai_prices.data_units import unit_data
+
+        own = unit_data[usage_key].get("dimensions", {}).items()
+        keys = frozenset(
+            unit.get("price_key", key)
+            for key, unit in unit_data.items()
+            if unit.get("dimensions", {}).items() <= own
+        )
+        _priced_by_cache[usage_key] = keys
+    return keys
+
+
+def _has_price(model_price: gp_types.ModelPrice, usage_key: str) -> bool:
+    prices = vars(model_price)
+    return any(prices.get(key) is not None for key in _price_keys_covering(usage_key))
+
+
+def _tier_starts(model_price: gp_types.ModelPrice) -> list[int]:
+    """Every tier start of every ``TieredPrices`` in the price, sorted, without 0 (the base)."""
+    from genai_prices.types import TieredPrices
+
+    starts = {
+        tier.start
+        for value in vars(model_price).values()
+        if isinstance(value, TieredPrices)
+        for tier in value.tiers
+    }
+    return sorted(start for start in starts if start != 0)
+
+
+def _us_of_day(t: time) -> int:
+    """A time of day as microseconds after UTC midnight (a naive time is UTC, as genai-prices)."""
+    if t.tzinfo is not None:
+        t = datetime.combine(date(1970, 1, 1), t).astimezone(UTC).time()
+    return ((t.hour * 60 + t.minute) * 60 + t.second) * 1_000_000 + t.microsecond
+
+
+def _time_of_day_cuts(model: gp_types.ModelInfo) -> tuple[int, ...]:
+    """Where the model's time-of-day prices start or end, as microseconds after UTC midnight.
+
+    Empty for a model without ``TimeOfDateConstraint``. Only the standard prices count:
+    ``price_variants`` are chosen by a ``price_context``, which the book never passes.
+    """
+    from genai_prices.types import TimeOfDateConstraint
+
+    if not isinstance(model.prices, list):
+        return ()
+    cuts = set()
+    for conditional in model.prices:
+        constraint = conditional.constraint
+        if isinstance(constraint, TimeOfDateConstraint):
+            cuts.add(_us_of_day(constraint.start_time))
+            cuts.add(_us_of_day(constraint.end_time))
+    return tuple(sorted(cuts))
+
+
+def _segment(cuts: tuple[int, ...], time_unix_nano: int) -> int:
+    return bisect_right(cuts, (time_unix_nano % _NS_PER_DAY) // 1000)
+
+
+@dataclass(slots=True)
+class _TimeOfDay:
+    """A model with time-of-day prices, on one UTC day: a table per segment of the day."""
+
+    cuts: tuple[int, ...]
+    tables: dict[int, PriceTable | None] = field(default_factory=dict)
+
+
+def _utc_datetime(time_unix_nano: int) -> datetime:
+    """Unix nanoseconds as an aware UTC datetime (to the microsecond, rounded down)."""
+    return _EPOCH + timedelta(microseconds=time_unix_nano // 1000)
+
+
+def _close(got: Decimal, want: Decimal) -> bool:
+    return abs(got - want) <= abs(want) * Decimal("1e-15")
+
+
+class PriceBook:
+    """Prices for model calls: the user's prices, else genai-prices, else unpriced (costs.md).
+
+    Args:
+        prices: a price file (``.json`` or ``.toml``; see ``load_prices``) or a mapping of model
+            id to ``Prices``. A model it names is always priced from it, whole, whatever
+            genai-prices says (a price the entry leaves out is NaN, not genai-prices' price).
+        genai_prices: whether to ask genai-prices about models the prices do not name.
+
+    Raises:
+        PriceFileError: the price file cannot be used (``OSError`` if it cannot be read).
+        TypeError: a mapping whose keys are not strings or values not ``Prices``.
+
+    Attributes:
+        lookups: how many times genai-prices was asked: once per table built from it (each
+            takes a handful of ``calc_price`` calls), once per (provider, model, UTC day) it
+            did not know. Repeated calls for a key already asked cost no look-up.
+
+    The cache is per (provider, model, UTC day), per time-of-day segment for the models whose
+    prices depend on the time of day (module docstring). A book is not thread-safe.
+    """
+
+    lookups: int
+
+    def __init__(
+        self,
+        prices: str | os.PathLike[str] | Mapping[str, Prices] | None = None,
+        *,
+        genai_prices: bool = True,
+    ) -> None:
+        if prices is None:
+            table: dict[str, Prices] = {}
+        elif isinstance(prices, Mapping):
+            table = {}
+            for model, entry in prices.items():
+                if not isinstance(model, str) or not isinstance(entry, Prices):
+                    raise TypeError(
+                        f"prices must map model ids (str) to Prices, not {model!r}: {entry!r}"
+                    )
+                table[model] = entry
+        else:
+            table = load_prices(prices)
+        self._file = table
+        self._genai = genai_prices
+        self._cache: dict[tuple[str, str, int], PriceTable | _TimeOfDay | None] = {}
+        self.lookups = 0
+
+    def table(self, provider: str, model: str, time_unix_nano: int) -> PriceTable | None:
+        """Every tier of ``model``'s prices in force at ``time_unix_nano``, or ``None``: unpriced.
+
+        Args:
+            provider: agentloop's ``native.provider`` (``anthropic``, ``openai``), or ``""``
+                when not known (a tool's own model calls): genai-prices then finds the provider
+                from the model id. A provider genai-prices does not know is unpriced.
+            model: the model id as the log gives it; genai-prices matches dated ids
+                (``gpt-5-2025-08-07`` is ``gpt-5``). The price file matches it exactly.
+            time_unix_nano: when the call was made.
+
+        ``None`` when the price file does not name the model and genai-prices does not know it
+        (or ``genai_prices`` is off), never a table of zeros. Cached per (provider, model, UTC
+        day), and per time-of-day segment where prices depend on it.
+        """
+        day = time_unix_nano // _NS_PER_DAY
+        key = (provider, model, day)
+        try:
+            hit = self._cache[key]
+        except KeyError:
+            pass
+        else:
+            if not isinstance(hit, _TimeOfDay):
+                return hit
+            segment = _segment(hit.cuts, time_unix_nano)
+            try:
+                return hit.tables[segment]
+            except KeyError:
+                found, _ = self._lookup(provider, model, time_unix_nano, day)
+                hit.tables[segment] = found
+                return found
+        entry = self._file.get(model)
+        if entry is not None:
+            found = PriceTable(provider, model, _date(day), (entry.rates(),), SOURCE_FILE)
+            self._cache[key] = found
+            return found
+        if not self._genai:
+            self._cache[key] = None
+            return None
+        found, cuts = self._lookup(provider, model, time_unix_nano, day)
+        if cuts:
+            self._cache[key] = _TimeOfDay(cuts, {_segment(cuts, time_unix_nano): found})
+        else:
+            self._cache[key] = found
+        return found
+
+    def whole_day(self, provider: str, model: str, time_unix_nano: int) -> bool:
+        """Whether ``table(provider, model, time_unix_nano)`` holds for the whole UTC day.
+
+        False only for a model genai-prices prices by time of day (deepseek's off-peak prices):
+        its calls on one day must each be looked up (cheap: the book caches every segment).
+        """
+        self.table(provider, model, time_unix_nano)
+        return not isinstance(
+            self._cache[(provider, model, time_unix_nano // _NS_PER_DAY)], _TimeOfDay
+        )
+
+    def rates(
+        self, provider: str, model: str, time_unix_nano: int, inclusive_input_tokens: int
+    ) -> Rates | None:
+        """The rates of one request: its table's tier for its inclusive input; ``None``: unpriced.
+
+        ``inclusive_input_tokens`` is input + cache read + cache write tokens.
+        """
+        table = self.table(provider, model, time_unix_nano)
+        return None if table is None else table.rates_for(inclusive_input_tokens)
+
+    def cost_usd(self, provider: str, model: str, time_unix_nano: int, usage: Usage) -> float:
+        """What one model call cost, in US dollars; NaN when unpriced or a used price is unknown.
+
+        The whole request at its tier's rates (costs.md: providers bill the whole request at
+        the tier rate when its inclusive input passes the threshold). Raises ``ValueError`` for
+        a negative count.
+        """
+        table = self.table(provider, model, time_unix_nano)
+        if table is None:
+            _check_counts(usage)
+            return _NAN
+        return table.rates_for(inclusive_input_tokens(usage)).cost_usd(usage)
+
+    def _lookup(
+        self, provider: str, model: str, time_unix_nano: int, day: int
+    ) -> tuple[PriceTable | None, tuple[int, ...]]:
+        """Ask genai-prices: the table in force at this time, and the model's time-of-day cuts."""
+        try:
+            from genai_prices import calc_price
+        except ImportError as e:  # pragma: no cover - genai-prices is a dependency
+            raise ImportError(
+                "pricing needs the genai-prices package (pip install genai-prices), "
+                "or PriceBook(..., genai_prices=False)"
+            ) from e
+
+        self.lookups += 1
+        when = _utc_datetime(time_unix_nano)
+        provider_id = provider or None
+
+        def price(usage: Usage) -> Decimal:
+            return calc_price(
+                _genai_usage(usage), model, provider_id=provider_id, genai_request_timestamp=when
+            ).total_price
+
+        try:
+            first = calc_price(
+                _genai_usage(Usage()),
+                model,
+                provider_id=provider_id,
+                genai_request_timestamp=when,
+            )
+        except LookupError:  # "Unable to find provider ..." / "Unable to find model ..."
+            return None, ()
+        model_price = first.model_price
+        cuts = _time_of_day_cuts(first.model)
+        starts = [0, *_tier_starts(model_price)]
+        known = {
+            name: _has_price(model_price, f"{name}_tokens")
+            for name in ("input", "output", "cache_read", "cache_write")
+        }
+        if not any(known.values()) and not _has_price(model_price, "requests"):
+            # genai-prices knows the model but not its price (an empty price: subscription or
+            # unlisted); calc_price would say 0, which costs.md forbids for an unknown price.
+            return None, cuts
+        tiers: list[Rates] = []
+        for index, start in enumerate(starts):
+            end = starts[index + 1] if index + 1 < len(starts) else None
+            rates = _probe(price, start, end, known)
+            if rates is None:
+                warnings.warn(
+                    f"genai-prices' price of {model!r} (provider {provider!r}) on "
+                    f"{_date(day)} is not a price per token; its calls are left unpriced",
+                    SessionToolsWarning,
+                    stacklevel=3,
+                )
+                return None, cuts
+            tiers.append(rates)
+        return PriceTable(provider, model, _date(day), tuple(tiers), SOURCE_GENAI_PRICES), cuts
+
+
+def _probe(price: Any, start: int, end: int | None, known: Mapping[str, bool]) -> Rates | None:
+    """The per-token rates of the tier of requests with inclusive input in (start, end].
+
+    ``price(usage)`` is ``calc_price``'s total for an agentloop ``Usage``. With ``n`` =
+    start + 1 inclusive input tokens (all in the tier)::
+
+        fee + n*input                                    = price(input=n)
+        fee + (n+1)*input                                = price(input=n+1)
+        fee + n*input + output                           = price(input=n, output=1)
+        fee + (n-1)*input + cache_read                   = price(input=n-1, cache_read=1)
+        fee + (n-1)*input + cache_write                  = price(input=n-1, cache_write=1)
+
+    and a mixed usage at the tier's top checks the result. ``None`` when the tier is too narrow
+    to probe or the check fails: the price is not linear in the four counts.
+    """
+    n = start + 1
+    if end is not None and end < n + 1:
+        return None
+    base = price(Usage(input_tokens=n))
+    input_rate = price(Usage(input_tokens=n + 1)) - base
+    fee = base - n * input_rate
+    output_rate = price(Usage(input_tokens=n, output_tokens=1)) - base
+    cache_read_rate = price(Usage(input_tokens=n - 1, cache_read_tokens=1)) - base + input_rate
+    cache_write_rate = price(Usage(input_tokens=n - 1, cache_write_tokens=1)) - base + input_rate
+    top = end if end is not None else start + 1_000_000
+    cache_read, cache_write, output = top // 3, top // 7, 4321
+    uncached = top - cache_read - cache_write
+    want = (
+        fee
+        + uncached * input_rate
+        + output * output_rate
+        + cache_read * cache_read_rate
+        + cache_write * cache_write_rate
+    )
+    got = price(
+        Usage(
+            input_tokens=uncached,
+            output_tokens=output,
+            cache_read_tokens=cache_read,
+            cache_write_tokens=cache_write,
+        )
+    )
+    if not _close(got, want):
+        return None
+
+    def rate(value: Decimal, name: str) -> float:
+        return float(value) if value or known[name] else _NAN
+
+    return Rates(
+        input=rate(input_rate, "input"),
+        output=rate(output_rate, "output"),
+        cache_read=rate(cache_read_rate, "cache_read"),
+        cache_write=rate(cache_write_rate, "cache_write"),
+        tier_start=start,
+        source=SOURCE_GENAI_PRICES,
+        request=float(fee),
+    )
+
+
+def _date(day: int) -> date:
+    return date.fromordinal(_EPOCH_ORDINAL + day)
