@@ -9,6 +9,9 @@ with ``LogError`` (``DamagedLogError``, ``EntryError``) for logs that cannot be 
 ``InvalidIdError`` for bad hex ids; warnings derive from ``SessionToolsWarning``.
 """
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from ._entries import (
     CallStartedEntry,
     DecisionEntry,
@@ -75,13 +78,77 @@ from ._otel import (
 )
 from ._reader import ClosingLine, LogReader, LogSource, TornTail, iter_entries
 from ._times import format_rfc3339, parse_rfc3339
+from ._usage import (
+    OTelUsage,
+    UsageConventionError,
+    from_agentcore,
+    from_otel,
+    from_provider,
+    inclusive_input_tokens,
+    to_otel,
+)
 from ._version import __version__
 
+if TYPE_CHECKING:
+    from ._frames import (
+        COLUMNS,
+        CostMismatchWarning,
+        CostTables,
+        SkippedLog,
+        cost_by,
+        find_logs,
+        model_calls,
+        read_costs,
+        runs,
+        tool_calls,
+    )
+    from ._prices import PriceBook, PriceFileError, Prices, PriceTable, Rates, load_prices
+    from ._report import CostReport, cost_report, render
+
+# The cost tables need pandas and genai-prices, which take a while to import: they load on
+# first use (PEP 562), so `import sessiontools` and `sessiontools otel` stay quick.
+_LAZY = {
+    **dict.fromkeys(
+        (
+            "COLUMNS",
+            "CostMismatchWarning",
+            "CostTables",
+            "SkippedLog",
+            "cost_by",
+            "find_logs",
+            "model_calls",
+            "read_costs",
+            "runs",
+            "tool_calls",
+        ),
+        "._frames",
+    ),
+    **dict.fromkeys(
+        ("PriceBook", "PriceFileError", "PriceTable", "Prices", "Rates", "load_prices"),
+        "._prices",
+    ),
+    **dict.fromkeys(("CostReport", "cost_report", "render"), "._report"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'sessiontools' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
 __all__ = [
+    "COLUMNS",
     "SCHEMA_URL",
     "AttributeValue",
     "CallStartedEntry",
     "ClosingLine",
+    "CostMismatchWarning",
+    "CostReport",
+    "CostTables",
     "DamagedLogError",
     "DecisionEntry",
     "Display",
@@ -101,10 +168,16 @@ __all__ = [
     "ModelErrorEntry",
     "ModelUsage",
     "Native",
+    "OTelUsage",
     "Outcome",
     "Part",
     "Payload",
     "PinsEntry",
+    "PriceBook",
+    "PriceFileError",
+    "PriceTable",
+    "Prices",
+    "Rates",
     "Refusal",
     "Run",
     "RunStartedEntry",
@@ -112,6 +185,7 @@ __all__ = [
     "SessionFold",
     "SessionToolsError",
     "SessionToolsWarning",
+    "SkippedLog",
     "Source",
     "Span",
     "ToolCall",
@@ -125,21 +199,36 @@ __all__ = [
     "UnknownEntry",
     "UnknownEntryWarning",
     "Usage",
+    "UsageConventionError",
     "__version__",
+    "cost_by",
+    "cost_report",
     "default_conversation_id",
     "encode_otlp_json",
     "export_otlp_json",
+    "find_logs",
     "format_rfc3339",
+    "from_agentcore",
+    "from_otel",
+    "from_provider",
+    "inclusive_input_tokens",
     "iter_entries",
     "iter_runs",
+    "load_prices",
+    "model_calls",
     "otlp_json",
     "parse_rfc3339",
     "parse_span_id",
     "parse_trace_id",
+    "read_costs",
     "read_session",
+    "render",
     "run_span_id",
     "run_trace_id",
+    "runs",
     "span_id",
+    "to_otel",
+    "tool_calls",
     "trace_spans",
     "write_otlp_json",
 ]

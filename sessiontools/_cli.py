@@ -19,10 +19,8 @@ from typing import IO, Any, NoReturn
 import click
 
 from ._errors import InvalidIdError, LogError, SessionToolsWarning
-from ._frames import GROUPS, find_logs
+from ._names import FORMATS, GROUPS
 from ._otel import export_otlp_json, parse_span_id, parse_trace_id
-from ._prices import PriceBook, PriceFileError
-from ._report import FORMATS, cost_report, parse_time, render
 from ._version import __version__
 
 __all__ = ["cli", "main", "run"]
@@ -212,6 +210,11 @@ def cost(
 ) -> int:
     """What the model calls of the logs in PATH... cost: files, directories (their *.jsonl) or
     globs. A damaged log is reported and skipped; the others still count (exit status 1)."""
+    # pandas and genai-prices load only for this command (`otel` starts in a tenth of the time)
+    from ._frames import find_logs
+    from ._prices import PriceBook, PriceFileError
+    from ._report import cost_report, render
+
     try:
         since_at = _time(since, "--since")
         until_at = _time(until, "--until")
@@ -254,6 +257,8 @@ def cost(
 
 
 def _time(text: str | None, flag: str) -> Any:
+    from ._report import parse_time
+
     if text is None:
         return None
     try:

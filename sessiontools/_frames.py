@@ -36,6 +36,7 @@ import pandas as pd
 from ._entries import Usage
 from ._errors import LogError, SessionToolsWarning
 from ._model import Run, Session, SessionFold, iter_runs
+from ._names import GROUPS
 from ._otel import default_conversation_id
 from ._prices import PriceBook, Prices
 from ._reader import ClosingLine, LogReader
@@ -537,10 +538,6 @@ def runs(logs: Logs, *, prices: PriceSource = None) -> pd.DataFrame:
 def tool_calls(logs: Logs, *, prices: PriceSource = None) -> pd.DataFrame:
     """One row per tool call of ``logs``, with the cost of the model calls it made."""
     return read_costs(logs, prices=prices).tool_calls
-
-
-#: What ``cost_by`` groups on.
-GROUPS = ("session", "run", "day", "model", "provider", "tool")
 
 
 def cost_by(calls: pd.DataFrame, by: str | Sequence[str]) -> pd.DataFrame:

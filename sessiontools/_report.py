@@ -19,11 +19,10 @@ import orjson
 import pandas as pd
 from tabulate import tabulate
 
-from ._frames import GROUPS, CostTables, Logs, PriceSource, cost_by, read_costs
+from ._frames import CostTables, Logs, PriceSource, cost_by, read_costs
+from ._names import FORMATS, GROUPS
 
 __all__ = ["FORMATS", "CostReport", "cost_report", "parse_time", "render"]
-
-FORMATS = ("table", "csv", "json", "markdown")
 
 
 @dataclass(frozen=True, slots=True)
