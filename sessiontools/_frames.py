@@ -40,6 +40,7 @@ from ._names import GROUPS
 from ._otel import default_conversation_id
 from ._prices import PriceBook, Prices
 from ._reader import ClosingLine, LogReader
+from ._usage import UsageConventionError
 
 __all__ = [
     "COLUMNS",
@@ -183,14 +184,21 @@ def find_logs(logs: Logs) -> list[Path | Session]:
             continue
         path = Path(item)
         if path.is_dir():
-            out.extend(sorted(p for p in path.rglob("*.jsonl") if p.is_file()))
-        elif path.exists():
+            found = sorted(p for p in path.rglob("*.jsonl") if p.is_file())
+            if not found:
+                raise FileNotFoundError(f"no *.jsonl log in {path}")
+            out.extend(found)
+        elif path.is_file():
             out.append(path)
+        elif path.exists() or os.path.lexists(path):
+            what = "a broken symbolic link" if not path.exists() else "not a file"
+            raise FileNotFoundError(f"{path} is {what}")
         else:
             matches = sorted(glob.glob(os.fspath(item), recursive=True))
-            if not matches:
+            files = [Path(m) for m in matches if Path(m).is_file()]
+            if not files:
                 raise FileNotFoundError(f"no log at {os.fspath(item)}")
-            out.extend(Path(m) for m in matches if Path(m).is_file())
+            out.extend(files)
     return out
 
 
@@ -221,6 +229,39 @@ class _Columns:
         return pd.DataFrame(series)
 
 
+def _identity(run: Run) -> tuple[object, ...]:
+    """What makes a run the same run in two logs: where and when it starts and ends, and each of
+    its model calls' entry, time, model and usage. Two different sessions never share all of
+    it; a session and the transcript of one of its runs always do."""
+    return (
+        run.start_seq,
+        run.start_time_unix_nano,
+        run.end_seq,
+        run.end_time_unix_nano,
+        tuple((t.seq, t.time_unix_nano, t.model, t.usage) for t in run.turns),
+        tuple((f.seq, f.time_unix_nano) for f in run.failed_calls),
+        tuple((c.call_id, c.result_seq, c.model_calls) for c in run.tool_calls),
+    )
+
+
+def _check_usage(name: str, run: Run) -> None:
+    """A negative token count is an error in the log, reported, never clamped (costs.md)."""
+    usages = [(t.seq, t.usage) for t in run.turns]
+    usages += [
+        (c.result_seq if c.result_seq is not None else c.open_seq, m.usage)
+        for c in run.tool_calls
+        for m in c.model_calls
+    ]
+    for seq, usage in usages:
+        for field in _TOKENS:
+            value = getattr(usage, field)
+            if value < 0:
+                raise UsageConventionError(
+                    f"{name}: seq {seq}: a negative token count ({field} = {value}): the log "
+                    "is wrong, or mixes usage conventions"
+                )
+
+
 class _Builder:
     """Fills the three frames' columns from runs."""
 
@@ -231,22 +272,27 @@ class _Builder:
         self.call_run: list[int] = []  # each model call's run row
         self.call_tool: list[int] = []  # each model call's tool call row, -1 for a turn
         self.reported: dict[int, float] = {}  # run row -> the cost a transcript reported
-        self.seen: dict[tuple[int, int], int] = {}  # (start seq, start time) -> run row
+        self.seen: dict[tuple[object, ...], int] = {}  # a run's identity -> its row
 
     def add(self, name: str, runs: Sequence[Run], closing: ClosingLine | None) -> None:
-        """The runs of one log (a session, or a run's transcript)."""
+        """The runs of one log (a session, or a run's transcript).
+
+        Raises:
+            UsageConventionError: a negative token count; nothing of the log is added.
+        """
+        for run in runs:
+            _check_usage(name, run)
         conversation_id = default_conversation_id(name)
         for run in runs:
             # The same run read twice (a session, and the transcript of one of its runs) is
-            # one run: the same run_started at the same nanosecond. The first read is kept.
-            key = (run.start_seq, run.start_time_unix_nano)
+            # one run: the first read is kept.
+            key = _identity(run)
             if key not in self.seen:
                 self.seen[key] = len(self.runs)
                 self._run(name, conversation_id, run)
         if closing is not None and closing.cost_usd is not None and runs:
             # A transcript holds one run's entries; its closing line prices that run.
-            last = runs[-1]
-            self.reported[self.seen[(last.start_seq, last.start_time_unix_nano)]] = closing.cost_usd
+            self.reported[self.seen[_identity(runs[-1])]] = closing.cost_usd
 
     def _call(
         self,
@@ -461,6 +507,7 @@ def read_costs(
 
     Raises:
         LogError, OSError: a log cannot be read (unless ``skip_damaged``).
+        UsageConventionError: a log gives a negative token count (unless ``skip_damaged``).
         FileNotFoundError: a path or glob names nothing.
         PriceFileError: the price file cannot be used.
 
@@ -474,7 +521,7 @@ def read_costs(
     said: list[str] = []
     for item in find_logs(logs):
         if isinstance(item, Session):
-            builder.add(item.name, item.runs, item.closing_line)
+            builder.add(item.name, item.runs, item.closing_line)  # a bad Session raises
             said.extend(item.warnings)
             if progress is not None:
                 progress(item.name)
@@ -486,10 +533,10 @@ def read_costs(
                 with LogReader(item, name=name) as log:
                     runs_read = list(iter_runs(log, SessionFold(name)))
             builder.add(name, runs_read, log.closing_line)
-        except (LogError, OSError) as e:
+        except (LogError, UsageConventionError, OSError) as e:
             if not skip_damaged:
                 raise
-            problem = str(e) if isinstance(e, LogError) else f"{name}: cannot read: {e}"
+            problem = f"{name}: cannot read: {e}" if isinstance(e, OSError) else str(e)
             skipped.append(SkippedLog(name, problem))
         for w in caught:
             said.append(str(w.message))
@@ -547,10 +594,11 @@ def cost_by(calls: pd.DataFrame, by: str | Sequence[str]) -> pd.DataFrame:
 
     Returns:
         One row per group, sorted by the groups: the group columns, ``calls``, the token sums,
-        ``cost_usd`` (the sum over priced calls), ``unpriced_calls``, ``unpriced_models`` (a
-        sorted tuple) and ``lower_bound`` (the real cost is at least ``cost_usd``: some calls
-        are unpriced). ``frame.attrs["lower_bound"]`` and ``frame.attrs["unpriced_models"]``
-        say the same of the whole.
+        ``cost_usd`` (the sum over priced calls; NaN when no call of the group could be
+        priced), ``unpriced_calls``, ``unpriced_models`` (a sorted tuple) and ``lower_bound``
+        (the real cost is at least ``cost_usd``: some calls are unpriced).
+        ``frame.attrs["lower_bound"]`` and ``frame.attrs["unpriced_models"]`` say the same of
+        the whole.
 
     Raises:
         ValueError: an unknown group name.
@@ -570,6 +618,7 @@ def cost_by(calls: pd.DataFrame, by: str | Sequence[str]) -> pd.DataFrame:
             keys.append(name)
     keys = list(dict.fromkeys(keys))
     frame["_cost"] = frame["cost_usd"].where(frame["priced"], 0.0)
+    frame["_priced_usage"] = (frame["priced"] & frame["input_tokens"].notna()).astype("int64")
     frame["_unpriced"] = (~frame["priced"]).astype("int64")
     frame["_unpriced_model"] = frame["model"].astype(object).where(~frame["priced"])
     out = (
@@ -583,6 +632,7 @@ def cost_by(calls: pd.DataFrame, by: str | Sequence[str]) -> pd.DataFrame:
             total_tokens=("total_tokens", "sum"),
             cost_usd=("_cost", "sum"),
             unpriced_calls=("_unpriced", "sum"),
+            priced_usage=("_priced_usage", "sum"),
             unpriced_models=("_unpriced_model", _models),
         )
         .reset_index()
@@ -590,6 +640,10 @@ def cost_by(calls: pd.DataFrame, by: str | Sequence[str]) -> pd.DataFrame:
     for name in ("calls", *_TOKENS, "total_tokens", "unpriced_calls"):
         out[name] = out[name].astype("Int64")
     out["cost_usd"] = out["cost_usd"].astype("float64")
+    # nothing in the group could be priced: not known, NaN, never 0
+    nothing = (out["priced_usage"] == 0) & (out["unpriced_calls"] > 0)
+    out.loc[nothing, "cost_usd"] = math.nan
+    out = out.drop(columns="priced_usage")
     out["lower_bound"] = (out["unpriced_calls"] > 0).astype(bool)
     out.attrs["lower_bound"] = bool(out["lower_bound"].any())
     out.attrs["unpriced_models"] = tuple(sorted({m for ms in out["unpriced_models"] for m in ms}))

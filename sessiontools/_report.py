@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +24,11 @@ from ._frames import CostTables, Logs, PriceSource, cost_by, read_costs
 from ._names import FORMATS, GROUPS
 
 __all__ = ["FORMATS", "CostReport", "cost_report", "parse_time", "render"]
+
+# a date, or a date and time with an optional fraction and offset (RFC 3339, or without offset)
+_TIME_SHAPE = re.compile(
+    r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|z|[+-]\d{2}:\d{2})?)?"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +47,8 @@ def parse_time(text: str) -> pd.Timestamp:
     Raises:
         ValueError: not such a time.
     """
+    if not _TIME_SHAPE.fullmatch(text):
+        raise ValueError(f"not an RFC 3339 time or a YYYY-MM-DD date: {text!r}")
     try:
         stamp = pd.Timestamp(text)
     except (ValueError, TypeError) as e:
@@ -99,15 +107,18 @@ def _keys(report: CostReport) -> list[str]:
     return list(dict.fromkeys(keys))
 
 
-def _cell(value: Any) -> str:
+def _cell(value: Any, *, markdown: bool) -> str:
     if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
         return "-"
     if isinstance(value, pd.Timestamp):
         return value.strftime("%Y-%m-%d")
-    return str(value)
+    text = str(value)
+    return text.replace("|", "\\|") if markdown else text
 
 
 def _money(value: float, lower_bound: bool) -> str:
+    if math.isnan(value):
+        return "unpriced"
     return (">=" if lower_bound else "") + f"{value:.6f}"
 
 
@@ -117,14 +128,16 @@ def _human(report: CostReport, fmt: str) -> str:
     headers = [*keys, *_NUMBERS, "cost_usd"]
     rows: list[list[Any]] = []
     for record in frame.to_dict("records"):
-        row: list[Any] = [_cell(record[k]) for k in keys]
+        row: list[Any] = [_cell(record[k], markdown=fmt == "markdown") for k in keys]
         row += [int(record[n]) for n in _NUMBERS]
         row.append(_money(float(record["cost_usd"]), bool(record["lower_bound"])))
         rows.append(row)
     lower_bound = bool(frame.attrs.get("lower_bound", False))
     totals: list[Any] = ["total", *[""] * (len(keys) - 1)]
     totals += [int(frame[n].sum()) if len(frame) else 0 for n in _NUMBERS]
-    totals.append(_money(float(frame["cost_usd"].sum()) if len(frame) else 0.0, lower_bound))
+    totals.append(
+        _money(float(frame["cost_usd"].sum(min_count=1)) if len(frame) else 0.0, lower_bound)
+    )
     rows.append(totals)
     table = tabulate(
         rows,
@@ -183,7 +196,9 @@ def render(report: CostReport, fmt: str) -> str:
         document = {
             "by": list(report.by),
             "groups": records,
-            "total_cost_usd": float(frame["cost_usd"].sum()) if len(frame) else 0.0,
+            "total_cost_usd": _plain(float(frame["cost_usd"].sum(min_count=1)))
+            if len(frame)
+            else 0.0,
             "lower_bound": bool(frame.attrs.get("lower_bound", False)),
             "unpriced_models": list(frame.attrs.get("unpriced_models", ())),
             "skipped": [s.problem for s in report.tables.skipped],

@@ -1,0 +1,989 @@
+"""`sessiontools cost` through click's runner: formats, groups, prices, times, damage, --out.
+
+Every expected cost here is worked out by hand from the providers' published prices per million
+tokens (below), never from sessiontools or genai-prices. The logs are written in each test with
+tests/helpers.py; each log's runs start at a time of their own (see ``at``).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from click.testing import CliRunner, Result
+
+from sessiontools._cli import cli
+from tests.helpers import SESSIONS, assistant, line, outcome, result, usage, user
+
+# -- published prices, US dollars per million tokens ------------------------------------------
+
+#: anthropic.com/pricing: Claude Sonnet 4.5, prompts up to 200K tokens; cache write is the
+#: 5-minute write (1.25x input), cache read 0.1x input.
+SONNET_4_5 = {"input": 3.00, "output": 15.00, "cache_read": 0.30, "cache_write": 3.75}
+#: anthropic.com/pricing: Claude Sonnet 4.5, prompts over 200K tokens (the whole request).
+SONNET_4_5_LONG = {"input": 6.00, "output": 22.50, "cache_read": 0.60, "cache_write": 7.50}
+#: anthropic.com/pricing: Claude Haiku 4.5.
+HAIKU_4_5 = {"input": 1.00, "output": 5.00, "cache_read": 0.10, "cache_write": 1.25}
+#: openai.com/api/pricing: GPT-5 (cached input is the cache read; no cache write).
+GPT_5 = {"input": 1.25, "output": 10.00, "cache_read": 0.125}
+
+
+def by_hand(
+    prices: dict[str, float], inp: int = 0, out: int = 0, read: int = 0, write: int = 0
+) -> float:
+    """What one call costs: each of agentloop's four disjoint counts times its price."""
+    total = inp * prices["input"] + out * prices["output"]
+    if read:
+        total += read * prices["cache_read"]
+    if write:
+        total += write * prices["cache_write"]
+    return total / 1_000_000
+
+
+def close(got: float, want: float) -> bool:
+    return math.isclose(got, want, rel_tol=1e-12, abs_tol=1e-15)
+
+
+# -- logs ------------------------------------------------------------------------------------
+
+
+def at(day: int, clock: str, offset: str = "+02:00") -> str:
+    """An RFC 3339 time on 2026-10-``day``."""
+    return f"2026-10-{day:02d}T{clock}{offset}"
+
+
+def haiku_call(inp: int, out: int) -> dict[str, Any]:
+    return {"model": "claude-haiku-4-5", "usage": usage(inp, out)}
+
+
+# Session A: run 0 on 2026-10-18 (a Sonnet turn asking for `summarize`, whose result carries one
+# Haiku call of its own, then a GPT-5 turn); run 1 at 01:00 on 2026-10-20 in +02:00, which is
+# 23:00 on 2026-10-19 in UTC.
+A_SONNET_1 = usage(1000, 200, read=5000, write=300)
+A_HAIKU = (4000, 500)
+A_GPT_5 = usage(2000, 400, read=1000)
+A_SONNET_2 = usage(300, 50, read=2000)
+LOG_A = (
+    line(0, "run_started", {"prompt": "sum up"}, at(18, "09:30:00"))
+    + line(1, "message", user("sum up"), at(18, "09:30:01"))
+    + line(2, "message", assistant(("c1", "summarize"), u=A_SONNET_1), at(18, "09:30:02"))
+    + line(
+        3,
+        "decision",
+        {"call_id": "c1", "tool": "summarize", "verdict": "allow"},
+        at(18, "09:30:03"),
+    )
+    + line(4, "call_started", {"call_id": "c1"}, at(18, "09:30:04"))
+    + line(
+        5, "tool_result", result("c1", "short", usage=[haiku_call(*A_HAIKU)]), at(18, "09:30:05")
+    )
+    + line(
+        6,
+        "message",
+        assistant(text="done", provider="openai", model="gpt-5", u=A_GPT_5),
+        at(18, "09:30:06"),
+    )
+    + line(7, "run_ended", outcome(turns=2, u=usage(3000, 600, 6000, 300)), at(18, "09:30:07"))
+    + line(8, "run_started", {"prompt": "again"}, at(20, "01:00:00"))
+    + line(9, "message", user("again"), at(20, "01:00:01"))
+    + line(10, "message", assistant(text="ok", u=A_SONNET_2), at(20, "01:00:10"))
+    + line(11, "run_ended", outcome(turns=1, u=A_SONNET_2), at(20, "01:00:11"))
+)
+# the calls of A, priced by hand, and when they were made (a tool's calls: its result's time)
+A_S1 = by_hand(SONNET_4_5, 1000, 200, 5000, 300)
+A_H = by_hand(HAIKU_4_5, *A_HAIKU)
+A_G = by_hand(GPT_5, 2000, 400, 1000)
+A_S2 = by_hand(SONNET_4_5, 300, 50, 2000)
+A_TOTAL = A_S1 + A_H + A_G + A_S2
+
+# Session B: one run on 2026-10-21.
+LOG_B = (
+    line(0, "run_started", {"prompt": "b"}, at(21, "14:00:00"))
+    + line(1, "message", user("b"), at(21, "14:00:01"))
+    + line(
+        2,
+        "message",
+        assistant(text="x", provider="openai", model="gpt-5", u=usage(500, 100)),
+        at(21, "14:00:02"),
+    )
+    + line(3, "message", assistant(text="y", u=usage(100, 20, write=1000)), at(21, "14:00:03"))
+    + line(4, "run_ended", outcome(turns=2, u=usage(600, 120, write=1000)), at(21, "14:00:04"))
+)
+B_G = by_hand(GPT_5, 500, 100)
+B_S = by_hand(SONNET_4_5, 100, 20, write=1000)
+
+# Session C: a model nobody prices next to one everybody does.
+UNKNOWN_MODEL = "acme-9000"
+LOG_C = (
+    line(0, "run_started", {"prompt": "c"}, at(22, "08:00:00"))
+    + line(
+        1,
+        "message",
+        assistant(text="x", provider="acme", model=UNKNOWN_MODEL, u=usage(10_000, 1_000)),
+        at(22, "08:00:01"),
+    )
+    + line(2, "message", assistant(text="y", u=usage(100, 10)), at(22, "08:00:02"))
+    + line(3, "run_ended", outcome(turns=2, u=usage(10_100, 1_010)), at(22, "08:00:03"))
+)
+C_S = by_hand(SONNET_4_5, 100, 10)
+
+
+def write(directory: Path, name: str, data: bytes) -> Path:
+    path = directory / name
+    path.write_bytes(data)
+    return path
+
+
+@pytest.fixture
+def log_a(tmp_path: Path) -> Path:
+    return write(tmp_path, "a.jsonl", LOG_A)
+
+
+@pytest.fixture
+def log_b(tmp_path: Path) -> Path:
+    return write(tmp_path, "b.jsonl", LOG_B)
+
+
+@pytest.fixture
+def log_c(tmp_path: Path) -> Path:
+    return write(tmp_path, "c.jsonl", LOG_C)
+
+
+# -- running it ------------------------------------------------------------------------------
+
+
+def invoke(*args: object) -> Result:
+    """Run ``sessiontools cost ARGS``; whatever happens, no traceback and no stray exception."""
+    result = CliRunner().invoke(
+        cli, ["cost", *(os.fspath(a) if isinstance(a, Path) else str(a) for a in args)]
+    )
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(
+        result.exception
+    )
+    for text in (result.stdout, result.stderr):
+        assert "Traceback" not in text
+    return result
+
+
+def ok(*args: object) -> Result:
+    result = invoke(*args)
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr == ""
+    return result
+
+
+def one_error_line(result: Result, exit_code: int) -> str:
+    assert result.exit_code == exit_code, (result.stdout, result.stderr)
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("sessiontools cost: ")
+    return lines[0]
+
+
+def as_json(*args: object) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads(ok(*args, "--format", "json").stdout)
+    return document
+
+
+def groups(*args: object) -> dict[tuple[Any, ...], dict[str, Any]]:
+    """The JSON groups by their key (the group columns, in order)."""
+    document = as_json(*args)
+    keys = [
+        k
+        for name in document["by"]
+        for k in (["session", "run_index"] if name == "run" else [name])
+    ]
+    keys = list(dict.fromkeys(keys))
+    out = {tuple(g[k] for k in keys): g for g in document["groups"]}
+    assert len(out) == len(document["groups"])
+    return out
+
+
+def parse_table(text: str) -> tuple[list[str], list[list[str]], list[str]]:
+    """A `table` output: header, rows (the totals row last) and the notes under it.
+
+    The column spans come from the dashed rule under the header. Each cell must sit inside its
+    column's span, with only spaces between spans: that is what aligned means.
+    """
+    lines = text.splitlines()
+    rule = lines[1]
+    assert set(rule) <= {"-", " "} and rule.startswith("-"), rule
+    spans = []
+    start = 0
+    for piece in rule.split(" "):
+        if piece:
+            spans.append((start, start + len(piece)))
+        start += len(piece) + 1
+    width = spans[-1][1]
+    table_lines = [lines[0]]
+    body: list[str] = []
+    for text_line in lines[2:]:
+        if text_line.startswith(">= ") or text_line.endswith("see the messages above"):
+            body = lines[2 : lines.index(text_line)]
+            break
+    else:
+        body = lines[2:]
+    notes = lines[2 + len(body) :]
+    table_lines += body
+    cells: list[list[str]] = []
+    for text_line in table_lines:
+        assert len(text_line) <= width, text_line
+        row = []
+        for index, (a, b) in enumerate(spans):
+            gap_end = spans[index + 1][0] if index + 1 < len(spans) else len(text_line)
+            assert text_line[b:gap_end].strip() == "", f"text between columns: {text_line!r}"
+            row.append(text_line[a:b])
+        cells.append(row)
+    header = [c.strip() for c in cells[0]]
+    rows = cells[1:]
+    # numbers are right-aligned: each ends at its column's right edge (or the row's own end)
+    for row in rows:
+        for name, cell in zip(header, row, strict=True):
+            if name in ("calls", "input_tokens", "cost_usd") and cell.strip():
+                assert not cell.endswith(" "), (name, cell)
+    return header, [[c.strip() for c in row] for row in rows], notes
+
+
+def money(cell: str) -> tuple[float | None, bool]:
+    """A table's cost cell: its value (None: "unpriced", nothing in the group could be priced)
+    and whether it is marked as a lower bound."""
+    if cell == "unpriced":
+        return None, True
+    lower = cell.startswith(">=")
+    return float(cell.removeprefix(">=")), lower
+
+
+# -- formats -----------------------------------------------------------------------------------
+
+
+def test_table_is_aligned_with_a_totals_row(log_a: Path) -> None:
+    header, rows, notes = parse_table(ok(log_a).stdout)
+    assert header == [
+        "model",
+        "calls",
+        "input_tokens",
+        "output_tokens",
+        "cache_read_tokens",
+        "cache_write_tokens",
+        "total_tokens",
+        "cost_usd",
+    ]
+    by_model = {row[0]: row for row in rows}
+    assert list(by_model) == ["claude-haiku-4-5", "claude-sonnet-4-5", "gpt-5", "total"]
+    sonnet = by_model["claude-sonnet-4-5"]
+    assert sonnet[1:7] == ["2", "1300", "250", "7000", "300", str(1300 + 250 + 7000 + 300)]
+    # six decimals for display only
+    assert sonnet[7] == f"{A_S1 + A_S2:.6f}"
+    assert by_model["gpt-5"][7] == f"{A_G:.6f}"
+    assert by_model["claude-haiku-4-5"][7] == f"{A_H:.6f}"
+    total = by_model["total"]
+    assert rows[-1][0] == "total"
+    assert total[1:3] == ["4", str(1000 + 4000 + 2000 + 300)]
+    assert money(total[7]) == (round(A_TOTAL, 6), False)
+    assert notes == []
+
+
+def test_csv_has_every_column_at_full_precision(log_a: Path) -> None:
+    text = ok(log_a, "--format", "csv").stdout
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert list(rows[0]) == [
+        "model",
+        "calls",
+        "input_tokens",
+        "output_tokens",
+        "cache_read_tokens",
+        "cache_write_tokens",
+        "total_tokens",
+        "cost_usd",
+        "unpriced_calls",
+        "unpriced_models",
+        "lower_bound",
+    ]
+    by_model = {row["model"]: row for row in rows}
+    assert set(by_model) == {"claude-haiku-4-5", "claude-sonnet-4-5", "gpt-5"}  # no totals row
+    assert [by_model[m]["calls"] for m in sorted(by_model)] == ["1", "2", "1"]
+    assert close(float(by_model["claude-sonnet-4-5"]["cost_usd"]), A_S1 + A_S2)
+    assert close(float(by_model["gpt-5"]["cost_usd"]), A_G)
+    assert close(float(by_model["claude-haiku-4-5"]["cost_usd"]), A_H)
+    assert by_model["gpt-5"]["cache_read_tokens"] == "1000"
+    assert {row["lower_bound"] for row in rows} == {"False"}
+    assert {row["unpriced_calls"] for row in rows} == {"0"}
+    assert {row["unpriced_models"] for row in rows} == {""}
+
+
+def test_csv_reads_back_with_pandas(log_a: Path, log_b: Path) -> None:
+    pd = pytest.importorskip("pandas")
+    text = ok(log_a, log_b, "--by", "session", "--format", "csv").stdout
+    frame = pd.read_csv(io.StringIO(text))
+    assert frame["session"].tolist() == [str(log_a), str(log_b)]
+    assert frame["calls"].tolist() == [4, 2]
+    assert close(float(frame["cost_usd"].sum()), A_TOTAL + B_G + B_S)
+
+
+def test_json_document(log_a: Path) -> None:
+    document = as_json(log_a)
+    assert set(document) == {
+        "by",
+        "groups",
+        "total_cost_usd",
+        "lower_bound",
+        "unpriced_models",
+        "skipped",
+    }
+    assert document["by"] == ["model"]
+    assert document["lower_bound"] is False
+    assert document["unpriced_models"] == []
+    assert document["skipped"] == []
+    assert close(document["total_cost_usd"], A_TOTAL)
+    by_model = {g["model"]: g for g in document["groups"]}
+    sonnet = by_model["claude-sonnet-4-5"]
+    assert sonnet == {
+        "model": "claude-sonnet-4-5",
+        "calls": 2,
+        "input_tokens": 1300,
+        "output_tokens": 250,
+        "cache_read_tokens": 7000,
+        "cache_write_tokens": 300,
+        "total_tokens": 8850,
+        "cost_usd": sonnet["cost_usd"],
+        "unpriced_calls": 0,
+        "unpriced_models": [],
+        "lower_bound": False,
+    }
+    assert close(sonnet["cost_usd"], A_S1 + A_S2)
+    assert close(by_model["gpt-5"]["cost_usd"], A_G)
+    assert close(by_model["claude-haiku-4-5"]["cost_usd"], A_H)
+
+
+def test_markdown_is_a_pipe_table(log_a: Path) -> None:
+    text = ok(log_a, "--format", "markdown").stdout
+    lines = text.rstrip("\n").splitlines()
+    assert all(ln.startswith("|") and ln.endswith("|") for ln in lines), text
+    header = [c.strip() for c in lines[0].strip("|").split("|")]
+    assert header[0] == "model" and header[-1] == "cost_usd" and len(header) == 8
+    assert all(set(c.strip()) <= {"-", ":"} and c.strip() for c in lines[1].strip("|").split("|"))
+    rows = [[c.strip() for c in ln.strip("|").split("|")] for ln in lines[2:]]
+    assert all(len(row) == len(header) for row in rows)
+    assert [row[0] for row in rows] == ["claude-haiku-4-5", "claude-sonnet-4-5", "gpt-5", "total"]
+    assert rows[-1][1] == "4"
+    assert money(rows[-1][-1]) == (round(A_TOTAL, 6), False)
+
+
+def test_every_format_agrees(log_a: Path, log_b: Path, log_c: Path) -> None:
+    logs = (log_a, log_b, log_c)
+    document = as_json(*logs)
+    rows = list(csv.DictReader(io.StringIO(ok(*logs, "--format", "csv").stdout)))
+    _, table_rows, _ = parse_table(ok(*logs).stdout)
+    assert [g["model"] for g in document["groups"]] == [r["model"] for r in rows]
+    assert [r["model"] for r in rows] == [r[0] for r in table_rows[:-1]]
+    for group, row, cells in zip(document["groups"], rows, table_rows, strict=False):
+        assert group["calls"] == int(row["calls"]) == int(cells[1])
+        cost = group["cost_usd"]  # None (JSON null) when nothing in the group could be priced
+        assert (float(row["cost_usd"]) if row["cost_usd"] else None) == cost
+        assert money(cells[-1]) == (None if cost is None else round(cost, 6), group["lower_bound"])
+
+
+# -- grouping --------------------------------------------------------------------------------
+
+
+def test_by_model_default(log_a: Path) -> None:
+    assert as_json(log_a)["by"] == ["model"]
+    got = groups(log_a, "--by", "model")
+    assert {k: v["calls"] for k, v in got.items()} == {
+        ("claude-haiku-4-5",): 1,
+        ("claude-sonnet-4-5",): 2,
+        ("gpt-5",): 1,
+    }
+
+
+def test_by_session(log_a: Path, log_b: Path) -> None:
+    got = groups(log_a, log_b, "--by", "session")
+    assert list(got) == [(str(log_a),), (str(log_b),)]
+    assert got[(str(log_a),)]["calls"] == 4
+    assert got[(str(log_b),)]["calls"] == 2
+    assert close(got[(str(log_a),)]["cost_usd"], A_TOTAL)
+    assert close(got[(str(log_b),)]["cost_usd"], B_G + B_S)
+
+
+def test_by_run(log_a: Path, log_b: Path) -> None:
+    got = groups(log_a, log_b, "--by", "run")
+    assert list(got) == [(str(log_a), 0), (str(log_a), 1), (str(log_b), 0)]
+    assert [g["calls"] for g in got.values()] == [3, 1, 2]
+    assert close(got[(str(log_a), 0)]["cost_usd"], A_S1 + A_H + A_G)
+    assert close(got[(str(log_a), 1)]["cost_usd"], A_S2)
+    header, rows, _ = parse_table(ok(log_a, log_b, "--by", "run").stdout)
+    assert header[:2] == ["session", "run_index"]
+    assert [row[:2] for row in rows] == [
+        [str(log_a), "0"],
+        [str(log_a), "1"],
+        [str(log_b), "0"],
+        ["total", ""],
+    ]
+
+
+def test_by_day_is_the_utc_day(log_a: Path, log_b: Path) -> None:
+    got = groups(log_a, log_b, "--by", "day")
+    # run 1 of A is at 01:00+02:00 on the 20th: the 19th in UTC
+    assert list(got) == [
+        ("2026-10-18T00:00:00+00:00",),
+        ("2026-10-19T00:00:00+00:00",),
+        ("2026-10-21T00:00:00+00:00",),
+    ]
+    assert [g["calls"] for g in got.values()] == [3, 1, 2]
+    assert close(got[("2026-10-18T00:00:00+00:00",)]["cost_usd"], A_S1 + A_H + A_G)
+    assert close(got[("2026-10-19T00:00:00+00:00",)]["cost_usd"], A_S2)
+    _, rows, _ = parse_table(ok(log_a, log_b, "--by", "day").stdout)
+    assert [row[0] for row in rows] == ["2026-10-18", "2026-10-19", "2026-10-21", "total"]
+
+
+def test_by_provider(log_a: Path) -> None:
+    got = groups(log_a, "--by", "provider")
+    # a tool's own model calls do not say their provider
+    assert set(got) == {("anthropic",), ("openai",), (None,)}
+    assert got[("anthropic",)]["calls"] == 2
+    assert close(got[("anthropic",)]["cost_usd"], A_S1 + A_S2)
+    assert close(got[("openai",)]["cost_usd"], A_G)
+    assert close(got[(None,)]["cost_usd"], A_H)
+
+
+def test_by_tool(log_a: Path) -> None:
+    got = groups(log_a, "--by", "tool")
+    assert set(got) == {("summarize",), (None,)}
+    assert got[("summarize",)]["calls"] == 1
+    assert close(got[("summarize",)]["cost_usd"], A_H)
+    assert got[(None,)]["calls"] == 3  # the agent's own turns
+    assert close(got[(None,)]["cost_usd"], A_S1 + A_G + A_S2)
+    _, rows, _ = parse_table(ok(log_a, "--by", "tool").stdout)
+    assert sorted(row[0] for row in rows[:-1]) == ["-", "summarize"]
+
+
+def test_by_tool_on_testdata() -> None:
+    got = groups(SESSIONS / "08_tool_model_calls.jsonl", "--by", "tool")
+    summarize = got[("summarize",)]
+    # five Haiku calls in three results: 2 + 1 + 2
+    assert summarize["calls"] == 5
+    assert summarize["input_tokens"] == 18240 + 9876 + 7410 + 31877 + 8102
+    want = (
+        by_hand(HAIKU_4_5, 18240, 412)
+        + by_hand(HAIKU_4_5, 9876, 305, read=2048)
+        + by_hand(HAIKU_4_5, 7410, 188)
+        + by_hand(HAIKU_4_5, 31877, 2950)
+        + by_hand(HAIKU_4_5, 8102, 1433)
+    )
+    assert close(summarize["cost_usd"], want)
+
+
+def test_by_session_and_model(log_a: Path, log_b: Path) -> None:
+    got = groups(log_a, log_b, "--by", "session", "--by", "model")
+    a, b = str(log_a), str(log_b)
+    assert list(got) == [
+        (a, "claude-haiku-4-5"),
+        (a, "claude-sonnet-4-5"),
+        (a, "gpt-5"),
+        (b, "claude-sonnet-4-5"),
+        (b, "gpt-5"),
+    ]
+    assert close(got[(a, "claude-sonnet-4-5")]["cost_usd"], A_S1 + A_S2)
+    assert close(got[(b, "claude-sonnet-4-5")]["cost_usd"], B_S)
+    assert close(got[(b, "gpt-5")]["cost_usd"], B_G)
+    header, rows, _ = parse_table(ok(log_a, log_b, "--by", "session", "--by", "model").stdout)
+    assert header[:2] == ["session", "model"]
+    assert rows[-1][:2] == ["total", ""] and rows[-1][2] == "6"
+
+
+def test_testdata_runs_one_row_each() -> None:
+    got = groups(SESSIONS / "02_runs_anthropic_openai_cache.jsonl", "--by", "run")
+    assert [key[1] for key in got] == [0, 1, 2, 3, 4]
+    assert all(not g["lower_bound"] for g in got.values())
+
+
+def test_the_long_context_tier_prices_the_whole_request(tmp_path: Path) -> None:
+    # 190,000 + 10,001 = 200,001 inclusive input tokens: over 200K, so every token at the tier
+    log = write(
+        tmp_path,
+        "long.jsonl",
+        line(0, "run_started", {"prompt": "long"}, at(18, "12:00:00"))
+        + line(
+            1,
+            "message",
+            assistant(text="a", u=usage(190_000, 1_000, read=10_001)),
+            at(18, "12:00:01"),
+        )
+        + line(
+            2,
+            "message",
+            assistant(text="b", u=usage(190_000, 1_000, read=10_000)),
+            at(18, "12:00:02"),
+        )
+        + line(3, "run_ended", outcome(turns=2), at(18, "12:00:03")),
+    )
+    got = groups(log, "--by", "run")
+    want = by_hand(SONNET_4_5_LONG, 190_000, 1_000, 10_001) + by_hand(
+        SONNET_4_5, 190_000, 1_000, 10_000
+    )
+    assert close(got[(str(log), 0)]["cost_usd"], want)
+
+
+# -- unpriced models -------------------------------------------------------------------------
+
+
+def test_unknown_model_is_a_lower_bound_in_the_table(log_c: Path) -> None:
+    _, rows, notes = parse_table(ok(log_c).stdout)
+    by_model = {row[0]: row for row in rows}
+    shown = by_model[UNKNOWN_MODEL][-1]
+    assert shown == "unpriced", shown  # never a bare 0 for what nobody priced
+    assert money(by_model["claude-sonnet-4-5"][-1]) == (round(C_S, 6), False)
+    assert money(by_model["total"][-1]) == (round(C_S, 6), True)
+    assert len(notes) == 1 and UNKNOWN_MODEL in notes[0] and "lower bound" in notes[0]
+    assert "--prices" in notes[0]
+
+
+def test_unknown_model_in_json_and_csv(log_a: Path, log_c: Path) -> None:
+    document = as_json(log_a, log_c, "--by", "session")
+    assert document["lower_bound"] is True
+    assert document["unpriced_models"] == [UNKNOWN_MODEL]
+    assert close(document["total_cost_usd"], A_TOTAL + C_S)
+    by_session = {g["session"]: g for g in document["groups"]}
+    c = by_session[str(log_c)]
+    assert c["lower_bound"] is True and c["unpriced_calls"] == 1
+    assert c["unpriced_models"] == [UNKNOWN_MODEL]
+    assert close(c["cost_usd"], C_S)  # what is known; the unknown call is not counted as 0
+    a = by_session[str(log_a)]
+    assert a["lower_bound"] is False and a["unpriced_models"] == []
+
+    by_model = groups(log_c)
+    unknown = by_model[(UNKNOWN_MODEL,)]
+    assert unknown["lower_bound"] is True and unknown["unpriced_calls"] == 1
+    assert unknown["cost_usd"] is None  # nothing of it priced: null, never 0
+    assert unknown["input_tokens"] == 10_000  # its tokens still count
+    rows = {r["model"]: r for r in csv.DictReader(io.StringIO(ok(log_c, "--format", "csv").stdout))}
+    assert rows[UNKNOWN_MODEL]["lower_bound"] == "True"
+    assert rows[UNKNOWN_MODEL]["cost_usd"] == ""
+    assert rows[UNKNOWN_MODEL]["unpriced_models"] == UNKNOWN_MODEL
+    assert rows["claude-sonnet-4-5"]["lower_bound"] == "False"
+
+
+def test_a_model_known_only_by_its_prices_file_is_priced(log_c: Path, tmp_path: Path) -> None:
+    prices = write(tmp_path, "p.json", b'{"acme-9000": {"input": 4, "output": 16}}')
+    document = as_json(log_c, "--prices", prices)
+    assert document["lower_bound"] is False and document["unpriced_models"] == []
+    assert close(document["total_cost_usd"], C_S + (10_000 * 4 + 1_000 * 16) / 1e6)
+    _, rows, notes = parse_table(ok(log_c, "--prices", prices).stdout)
+    assert notes == [] and not any(row[-1].startswith(">=") for row in rows)
+
+
+# -- prices files ----------------------------------------------------------------------------
+
+CHEAP_SONNET = {"input": 2.0, "output": 10.0, "cache_read": 0.2, "cache_write": 2.5}
+
+
+def test_prices_json_wins_over_genai_prices(log_a: Path, tmp_path: Path) -> None:
+    prices = write(tmp_path, "prices.json", orjson.dumps({"claude-sonnet-4-5": CHEAP_SONNET}))
+    got = groups(log_a, "--prices", prices)
+    want = by_hand(CHEAP_SONNET, 1000, 200, 5000, 300) + by_hand(CHEAP_SONNET, 300, 50, 2000)
+    assert close(got[("claude-sonnet-4-5",)]["cost_usd"], want)
+    # the models the file does not name: genai-prices, as before
+    assert close(got[("gpt-5",)]["cost_usd"], A_G)
+    assert close(got[("claude-haiku-4-5",)]["cost_usd"], A_H)
+
+
+def test_prices_toml_wins_over_genai_prices(log_a: Path, tmp_path: Path) -> None:
+    prices = write(
+        tmp_path,
+        "prices.toml",
+        b"[claude-sonnet-4-5]\ninput = 2\noutput = 10\ncache_read = 0.2\ncache_write = 2.5\n\n"
+        b'["gpt-5"]\nInput = 1\nOutput = 2\nCacheRead = 0.5\n',
+    )
+    got = groups(log_a, "--prices", prices)
+    want = by_hand(CHEAP_SONNET, 1000, 200, 5000, 300) + by_hand(CHEAP_SONNET, 300, 50, 2000)
+    assert close(got[("claude-sonnet-4-5",)]["cost_usd"], want)
+    assert close(
+        got[("gpt-5",)]["cost_usd"],
+        by_hand({"input": 1, "output": 2, "cache_read": 0.5}, 2000, 400, 1000),
+    )
+
+
+def test_a_price_the_file_leaves_out_is_unknown_not_genai_prices(
+    log_a: Path, tmp_path: Path
+) -> None:
+    # gpt-5's entry has no cache read price and A's GPT-5 call read 1000 cached tokens
+    prices = write(tmp_path, "p.json", b'{"gpt-5": {"input": 1, "output": 2}}')
+    got = groups(log_a, "--prices", prices)
+    assert got[("gpt-5",)]["lower_bound"] is True
+    assert got[("gpt-5",)]["unpriced_models"] == ["gpt-5"]
+    assert got[("claude-sonnet-4-5",)]["lower_bound"] is False
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("negative.json", b'{"gpt-5": {"input": -1}}'),
+        ("broken.json", b'{"gpt-5": {"input": 1'),
+        ("unknown-field.json", b'{"gpt-5": {"inputs": 1}}'),
+        ("not-an-object.json", b"[1, 2]"),
+        ("broken.toml", b"[gpt-5\ninput = 1\n"),
+        ("text.toml", b'[gpt-5]\ninput = "cheap"\n'),
+        ("prices.yaml", b"gpt-5: {input: 1}\n"),
+    ],
+)
+def test_a_bad_prices_file_is_a_usage_error(
+    log_a: Path, tmp_path: Path, name: str, content: bytes
+) -> None:
+    prices = write(tmp_path, name, content)
+    result = invoke(log_a, "--prices", prices)
+    message = one_error_line(result, 2)
+    assert str(prices) in message and "--prices" in message
+    assert result.stdout == ""
+
+
+def test_a_missing_prices_file_is_a_usage_error(log_a: Path, tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere.json"
+    result = invoke(log_a, "--prices", missing)
+    message = one_error_line(result, 2)
+    assert str(missing) in message
+    assert result.stdout == ""
+
+
+# -- --since / --until -----------------------------------------------------------------------
+
+
+def calls_of(*args: object) -> int:
+    return int(sum(g["calls"] for g in as_json(*args)["groups"]))
+
+
+@pytest.mark.parametrize(
+    ("flags", "calls"),
+    [
+        ([], 4),
+        # plain dates are midnight UTC; A's last call is at 23:00 UTC on the 19th
+        (["--since", "2026-10-18"], 4),
+        (["--since", "2026-10-19"], 1),
+        (["--since", "2026-10-20"], 0),
+        (["--until", "2026-10-19"], 3),
+        (["--since", "2026-10-18", "--until", "2026-10-19"], 3),
+        # at or after --since, before --until; the same instant in any offset
+        (["--since", "2026-10-18T09:30:06+02:00"], 2),
+        (["--since", "2026-10-18T07:30:06Z"], 2),
+        (["--since", "2026-10-18T02:30:06-05:00"], 2),
+        (["--since", "2026-10-18T13:00:06.000000001+05:30"], 1),
+        (["--since", "2026-10-18T07:30:06"], 2),  # no offset: UTC
+        (["--until", "2026-10-18T09:30:06+02:00"], 2),
+        (["--until", "2026-10-18T09:30:06.000000001+02:00"], 3),
+        (["--since", "2026-10-18T09:30:05+02:00", "--until", "2026-10-18T07:30:06.5Z"], 2),
+        (["--since", "2026-10-20T01:00:10+02:00", "--until", "2026-10-20T01:00:11+02:00"], 1),
+    ],
+)
+def test_since_and_until_filter_calls(log_a: Path, flags: list[str], calls: int) -> None:
+    assert calls_of(log_a, *flags) == calls
+
+
+def test_since_filters_costs_too(log_a: Path) -> None:
+    got = groups(log_a, "--since", "2026-10-18T09:30:05+02:00", "--until", "2026-10-19")
+    assert set(got) == {("claude-haiku-4-5",), ("gpt-5",)}
+    assert close(got[("claude-haiku-4-5",)]["cost_usd"], A_H)
+    assert close(got[("gpt-5",)]["cost_usd"], A_G)
+
+
+def test_nothing_left_after_filtering(log_a: Path) -> None:
+    _, rows, notes = parse_table(ok(log_a, "--since", "2027-01-01").stdout)
+    assert notes == []
+    assert rows == [["total", "0", "0", "0", "0", "0", "0", "0.000000"]]
+    document = as_json(log_a, "--since", "2027-01-01")
+    assert document["groups"] == [] and document["total_cost_usd"] == 0
+
+
+@pytest.mark.parametrize("flag", ["--since", "--until"])
+@pytest.mark.parametrize("text", ["yesterday-ish", "2026-13-01", "2026-10-18T25:00:00Z", ""])
+def test_a_bad_time_is_a_usage_error(log_a: Path, flag: str, text: str) -> None:
+    result = invoke(log_a, flag, text)
+    message = one_error_line(result, 2)
+    assert flag in message
+    assert result.stdout == ""
+
+
+# -- damaged and missing logs ----------------------------------------------------------------
+
+
+def test_a_damaged_log_is_skipped_and_the_others_count(
+    log_a: Path, log_b: Path, tmp_path: Path
+) -> None:
+    lines = LOG_C.splitlines(keepends=True)
+    damaged = write(
+        tmp_path, "c-damaged.jsonl", lines[0] + lines[1][:50] + b"\n" + b"".join(lines[2:])
+    )
+    result = invoke(tmp_path, "--by", "session")
+    message = one_error_line(result, 1)
+    assert message.startswith(
+        f"sessiontools cost: error: {damaged}: line 2 (byte {len(lines[0])}): "
+    ), message
+    assert message.endswith("; skipped")
+    _, rows, notes = parse_table(result.stdout)
+    assert [row[0] for row in rows] == [str(log_a), str(log_b), "total"]
+    assert money(rows[-1][-1]) == (round(A_TOTAL + B_G + B_S, 6), False)
+    assert any("skipped" in note for note in notes)
+
+
+def test_a_damaged_log_in_json(log_a: Path, tmp_path: Path) -> None:
+    damaged = write(tmp_path, "z.jsonl", LOG_B[:-40] + b"\n" + LOG_C)
+    result = invoke(log_a, damaged, "--format", "json")
+    one_error_line(result, 1)
+    document = json.loads(result.stdout)
+    assert len(document["skipped"]) == 1 and str(damaged) in document["skipped"][0]
+    assert close(document["total_cost_usd"], A_TOTAL)
+
+
+def test_testdata_directory() -> None:
+    result = invoke(SESSIONS, "--format", "json")
+    assert result.exit_code == 1
+    errors = [ln for ln in result.stderr.splitlines() if ": error: " in ln]
+    assert len(errors) == 1, result.stderr
+    damaged = SESSIONS / "05_damaged_middle_line.jsonl"
+    assert errors[0].startswith(f"sessiontools cost: error: {damaged}: line 17 (byte 5294): ")
+    assert errors[0].endswith("; skipped")
+    others = [ln for ln in result.stderr.splitlines() if ln not in errors]
+    assert all(ln.startswith("sessiontools cost: warning: ") for ln in others), others
+    document = json.loads(result.stdout)
+    assert document["skipped"] and "05_damaged_middle_line" in document["skipped"][0]
+    assert sum(g["calls"] for g in document["groups"]) > 0
+
+
+def test_a_transcript_from_testdata_matches_its_reported_cost() -> None:
+    # 06's closing line says $0.0086484: 759 input, 179 output, 12,288 cache read on Sonnet 4.5
+    document = as_json(SESSIONS / "06_transcript.jsonl")
+    assert close(document["total_cost_usd"], by_hand(SONNET_4_5, 759, 179, 12288))
+
+
+@pytest.mark.parametrize("missing", ["nowhere.jsonl", "nowhere/*.jsonl", "no-dir/"])
+def test_a_path_that_does_not_exist_is_a_usage_error(
+    log_a: Path, tmp_path: Path, missing: str
+) -> None:
+    result = invoke(log_a, tmp_path / missing)
+    message = one_error_line(result, 2)
+    assert str(tmp_path / missing).rstrip("/") in message
+    assert result.stdout == ""
+
+
+def test_a_dangling_symlink_is_a_usage_error(tmp_path: Path) -> None:
+    link = tmp_path / "gone.jsonl"
+    link.symlink_to(tmp_path / "deleted.jsonl")
+    result = invoke(link)
+    assert result.exit_code == 2
+    assert str(link) in result.stderr
+
+
+def test_no_path_is_a_usage_error() -> None:
+    result = invoke()
+    one_error_line(result, 2)
+
+
+# -- --out ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv", "json", "markdown"])
+def test_out_writes_the_same_bytes_as_stdout(
+    log_a: Path, log_c: Path, tmp_path: Path, fmt: str
+) -> None:
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    out = out_dir / f"report.{fmt}"
+    printed = ok(log_a, log_c, "--format", fmt).stdout_bytes
+    result = ok(log_a, log_c, "--format", fmt, "--out", out)
+    assert result.stdout_bytes == b""
+    assert out.read_bytes() == printed
+    assert [p.name for p in out_dir.iterdir()] == [out.name]  # no temporary file left
+
+
+def test_out_replaces_an_existing_file(log_a: Path, tmp_path: Path) -> None:
+    out = write(tmp_path, "report.csv", b"old contents\n" * 1000)
+    ok(log_a, "--format", "csv", "--out", out)
+    assert out.read_bytes() == ok(log_a, "--format", "csv").stdout_bytes
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jsonl", "report.csv"]
+
+
+def test_out_with_a_damaged_log_still_writes(log_a: Path, tmp_path: Path) -> None:
+    write(tmp_path, "bad.jsonl", b'{"seq":0,\n' + LOG_B)
+    out = tmp_path / "report.json"
+    result = invoke(log_a, tmp_path / "bad.jsonl", "--format", "json", "--out", out)
+    one_error_line(result, 1)
+    assert close(json.loads(out.read_bytes())["total_cost_usd"], A_TOTAL)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jsonl", "bad.jsonl", "report.json"]
+
+
+@pytest.mark.parametrize("how", ["file", "directory", "symlink"])
+def test_out_never_overwrites_a_log_being_read(
+    log_a: Path, log_b: Path, tmp_path: Path, how: str
+) -> None:
+    before = log_b.read_bytes()
+    if how == "file":
+        args: Sequence[object] = (log_a, log_b, "--out", log_b)
+    elif how == "directory":
+        args = (tmp_path, "--out", log_b)
+    else:
+        link = tmp_path / "link.txt"
+        link.symlink_to(log_b)
+        args = (log_a, log_b, "--out", link)
+    result = invoke(*args)
+    message = one_error_line(result, 2)
+    assert "--out" in message and str(log_b) in message
+    assert log_b.read_bytes() == before
+    assert result.stdout == ""
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+# -- a session and the transcript of one of its runs -------------------------------------------
+
+# Session P: run 0 (one Sonnet turn) and run 1 (two Sonnet turns and a clock call).
+P_RUN_0 = (
+    line(0, "run_started", {"prompt": "one"}, at(23, "10:00:00.125"))
+    + line(1, "message", user("one"), at(23, "10:00:01"))
+    + line(2, "message", assistant(text="a", u=usage(1000, 100)), at(23, "10:00:02"))
+    + line(3, "run_ended", outcome(turns=1, u=usage(1000, 100)), at(23, "10:00:03"))
+)
+P_RUN_1_TURNS = (usage(2000, 200, read=4000), usage(500, 50, read=6000))
+P_RUN_1 = (
+    line(4, "run_started", {"prompt": "two"}, at(23, "10:05:00.250"))
+    + line(5, "message", user("two"), at(23, "10:05:01"))
+    + line(6, "message", assistant(("c1", "clock"), u=P_RUN_1_TURNS[0]), at(23, "10:05:02"))
+    + line(
+        7, "decision", {"call_id": "c1", "tool": "clock", "verdict": "allow"}, at(23, "10:05:03")
+    )
+    + line(8, "call_started", {"call_id": "c1"}, at(23, "10:05:04"))
+    + line(9, "tool_result", result("c1", "10:05"), at(23, "10:05:05"))
+    + line(10, "message", assistant(text="b", u=P_RUN_1_TURNS[1]), at(23, "10:05:06"))
+    + line(11, "run_ended", outcome(turns=2, u=usage(2500, 250, 10_000)), at(23, "10:05:07"))
+)
+P_COST_0 = by_hand(SONNET_4_5, 1000, 100)
+P_COST_1 = by_hand(SONNET_4_5, 2000, 200, 4000) + by_hand(SONNET_4_5, 500, 50, 6000)
+
+
+def transcript(cost_usd: float) -> bytes:
+    """What `agentloop run` printed for run 1 of P: its entries, then the outcome with its cost."""
+    closing = {**outcome(turns=2, u=usage(2500, 250, 10_000)), "cost_usd": cost_usd}
+    return P_RUN_1 + orjson.dumps(closing) + b"\n"
+
+
+@pytest.mark.parametrize("order", ["session first", "transcript first", "directory"])
+def test_a_run_read_twice_is_counted_once(tmp_path: Path, order: str) -> None:
+    session = write(tmp_path, "session.jsonl", P_RUN_0 + P_RUN_1)
+    run = write(tmp_path, "run-1.jsonl", transcript(P_COST_1))
+    args: tuple[object, ...] = {
+        "session first": (session, run),
+        "transcript first": (run, session),
+        "directory": (tmp_path,),
+    }[order]
+    document = as_json(*args, "--by", "run")
+    assert sum(g["calls"] for g in document["groups"]) == 3
+    assert len(document["groups"]) == 2
+    assert close(document["total_cost_usd"], P_COST_0 + P_COST_1)
+    alone = as_json(session)
+    assert close(alone["total_cost_usd"], document["total_cost_usd"])
+    assert close(as_json(run)["total_cost_usd"], P_COST_1)
+
+
+@pytest.mark.parametrize("factor", [1.015, 0.985, 1.5, 0.5])
+def test_a_transcript_more_than_1_percent_off_is_a_warning(tmp_path: Path, factor: float) -> None:
+    run = write(tmp_path, "run-1.jsonl", transcript(P_COST_1 * factor))
+    result = invoke(run, "--format", "json")
+    assert result.exit_code == 0
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("sessiontools cost: warning: ")
+    assert str(run) in lines[0] and "run 0" in lines[0] and "seq 4" in lines[0]
+    assert f"{P_COST_1 * factor:.6f}" in lines[0] and f"{P_COST_1:.6f}" in lines[0]
+    # the computed cost is what is reported, not the transcript's
+    assert close(json.loads(result.stdout)["total_cost_usd"], P_COST_1)
+
+
+def test_a_transcript_off_is_a_warning_next_to_its_session(tmp_path: Path) -> None:
+    session = write(tmp_path, "session.jsonl", P_RUN_0 + P_RUN_1)
+    run = write(tmp_path, "run-1.jsonl", transcript(P_COST_1 * 1.02))
+    result = invoke(session, run)
+    assert result.exit_code == 0
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("sessiontools cost: warning: "), result.stderr
+    assert "seq 4" in lines[0]
+
+
+@pytest.mark.parametrize("factor", [1.0, 1.005, 0.995])
+def test_a_transcript_within_1_percent_is_not_a_warning(tmp_path: Path, factor: float) -> None:
+    session = write(tmp_path, "session.jsonl", P_RUN_0 + P_RUN_1)
+    run = write(tmp_path, "run-1.jsonl", transcript(P_COST_1 * factor))
+    ok(run)
+    ok(session, run)
+
+
+# -- the terminal ----------------------------------------------------------------------------
+
+
+def test_no_progress_bar_when_stderr_is_not_a_terminal(tmp_path: Path) -> None:
+    for i in range(12):
+        write(tmp_path, f"s{i:02d}.jsonl", LOG_B.replace(b"14:00:0", f"{10 + i}:00:0".encode()))
+    result = ok(tmp_path, "--by", "session")
+    assert result.stderr == ""
+    _, rows, _ = parse_table(result.stdout)
+    assert len(rows) == 13
+
+
+# -- bugs ----------------------------------------------------------------------------------------
+
+
+def test_different_sessions_starting_at_the_same_moment_both_count(tmp_path: Path) -> None:
+    # Two separate sessions, started by one harness in the same second (times to the second)
+    first = write(
+        tmp_path,
+        "worker-1.jsonl",
+        line(0, "run_started", {"prompt": "task 1"}, at(24, "09:00:00"))
+        + line(1, "message", assistant(text="a", u=usage(1000, 100)), at(24, "09:00:04"))
+        + line(2, "run_ended", outcome(), at(24, "09:00:05")),
+    )
+    second = write(
+        tmp_path,
+        "worker-2.jsonl",
+        line(0, "run_started", {"prompt": "task 2"}, at(24, "09:00:00"))
+        + line(
+            1,
+            "message",
+            assistant(text="b", model="claude-haiku-4-5", u=usage(3000, 300)),
+            at(24, "09:00:07"),
+        )
+        + line(2, "run_ended", outcome(), at(24, "09:00:08")),
+    )
+    document = as_json(first, second, "--by", "session")
+    assert [g["session"] for g in document["groups"]] == [str(first), str(second)]
+    assert close(
+        document["total_cost_usd"],
+        by_hand(SONNET_4_5, 1000, 100) + by_hand(HAIKU_4_5, 3000, 300),
+    )
+
+
+def test_a_negative_token_count_is_reported(tmp_path: Path) -> None:
+    log = write(
+        tmp_path,
+        "neg.jsonl",
+        line(0, "run_started", {"prompt": "x"}, at(18, "11:00:00"))
+        + line(
+            1,
+            "message",
+            assistant(text="a", u={"input_tokens": -5000, "output_tokens": 300}),
+            at(18, "11:00:01"),
+        )
+        + line(2, "run_ended", outcome(), at(18, "11:00:02")),
+    )
+    result = invoke(log)
+    assert str(log) in result.stderr and "negative" in result.stderr
+
+
+def test_markdown_escapes_a_pipe_in_a_cell(tmp_path: Path) -> None:
+    log = write(tmp_path, "a|b.jsonl", LOG_B)
+    text = ok(log, "--by", "session", "--format", "markdown").stdout
+    lines = text.rstrip("\n").splitlines()
+    columns = [ln.replace("\\|", "").count("|") for ln in lines]
+    assert len(set(columns)) == 1, text
