@@ -143,9 +143,8 @@ def otel(
                 _check_out(out, session)
             # The export goes to a temporary file first, so memory stays flat and a damaged
             # log leaves nothing behind: renamed into place for --out, copied to stdout else.
-            with _Output(out) as target, warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always", SessionToolsWarning)
-                try:
+            with _Output(out) as target:
+                with _warnings_to_stderr("otel"):
                     export_otlp_json(
                         source,
                         target.write,
@@ -156,10 +155,6 @@ def otel(
                         agent_name=agent_name,
                         name=name,
                     )
-                finally:
-                    for w in caught:
-                        if issubclass(w.category, SessionToolsWarning):
-                            _say(f"sessiontools otel: warning: {w.message}")
                 target.commit()
         finally:
             if session != "-":
@@ -229,22 +224,15 @@ def cost(
             raise click.BadParameter(message, param_hint="--prices") from None
         if out is not None:
             _check_out(out, *(os.fspath(log) for log in logs if isinstance(log, os.PathLike)))
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", SessionToolsWarning)
-            try:
-                with _progress(len(logs)) as step:
-                    report = cost_report(
-                        logs,
-                        by=by or ("model",),
-                        prices=book,
-                        since=since_at,
-                        until=until_at,
-                        progress=step,
-                    )
-            finally:
-                for w in caught:
-                    if issubclass(w.category, SessionToolsWarning):
-                        _say(f"sessiontools cost: warning: {w.message}")
+        with _warnings_to_stderr("cost"), _progress(len(logs)) as step:
+            report = cost_report(
+                logs,
+                by=by or ("model",),
+                prices=book,
+                since=since_at,
+                until=until_at,
+                progress=step,
+            )
         for skipped in report.tables.skipped:
             _say(f"sessiontools cost: error: {skipped.problem}; skipped")
         with _Output(out) as target:
@@ -265,6 +253,19 @@ def _time(text: str | None, flag: str) -> Any:
         return parse_time(text)
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint=flag) from None
+
+
+@contextlib.contextmanager
+def _warnings_to_stderr(command: str) -> Iterator[None]:
+    """Each warning the library gives, as one line on stderr, also when an error follows."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SessionToolsWarning)
+        try:
+            yield
+        finally:
+            for w in caught:
+                if issubclass(w.category, SessionToolsWarning):
+                    _say(f"sessiontools {command}: warning: {w.message}")
 
 
 @contextlib.contextmanager

@@ -40,7 +40,7 @@ from ._names import GROUPS
 from ._otel import default_conversation_id
 from ._prices import PriceBook, Prices
 from ._reader import ClosingLine, LogReader
-from ._usage import UsageConventionError
+from ._usage import UsageConventionError, check_counts
 
 __all__ = [
     "COLUMNS",
@@ -246,20 +246,12 @@ def _identity(run: Run) -> tuple[object, ...]:
 
 def _check_usage(name: str, run: Run) -> None:
     """A negative token count is an error in the log, reported, never clamped (costs.md)."""
-    usages = [(t.seq, t.usage) for t in run.turns]
-    usages += [
-        (c.result_seq if c.result_seq is not None else c.open_seq, m.usage)
-        for c in run.tool_calls
-        for m in c.model_calls
-    ]
-    for seq, usage in usages:
-        for field in _TOKENS:
-            value = getattr(usage, field)
-            if value < 0:
-                raise UsageConventionError(
-                    f"{name}: seq {seq}: a negative token count ({field} = {value}): the log "
-                    "is wrong, or mixes usage conventions"
-                )
+    for t in run.turns:
+        check_counts(t.usage, f"{name}: seq {t.seq}")
+    for c in run.tool_calls:
+        seq = c.result_seq if c.result_seq is not None else c.open_seq
+        for m in c.model_calls:
+            check_counts(m.usage, f"{name}: seq {seq}")
 
 
 class _Builder:
@@ -312,8 +304,7 @@ class _Builder:
         usage: Usage | None,
     ) -> None:
         calls = self.calls.data
-        for name, value in zip(_HEAD, head, strict=True):
-            calls[name].append(value)
+        _put(calls, head)
         calls["seq"].append(seq)
         calls["usage_index"].append(usage_index)
         calls["time"].append(time)
@@ -352,8 +343,7 @@ class _Builder:
         tools = self.tools.data
         for c in run.tool_calls:
             tool_row = len(self.tools)
-            for column, value in zip(_HEAD, head, strict=True):
-                tools[column].append(value)
+            _put(tools, head)
             tools["tool"].append(c.tool or None)
             tools["call_id"].append(c.call_id)
             tools["verdict"].append(c.verdict or None)
@@ -372,8 +362,7 @@ class _Builder:
                     c.tool or None, c.call_id, "", m.model, "", None, m.usage,
                 )  # fmt: skip
         runs = self.runs.data
-        for column, value in zip(_HEAD, head, strict=True):
-            runs[column].append(value)
+        _put(runs, head)
         runs["start"].append(run.start_time_unix_nano)
         runs["end"].append(run.end_time_unix_nano)
         runs["duration_ms"].append(run.duration_ms)
@@ -412,6 +401,12 @@ class _Builder:
             _sums(tool_rows[mask], unpriced[mask], n_tools).astype(np.int64).tolist()
         )
         return calls, self.runs.to_frame(), self.tools.to_frame()
+
+
+def _put(columns: dict[str, list[Any]], head: tuple[str, str, int, int]) -> None:
+    """Append the columns every frame starts with: session, conversation, run index, seq."""
+    for name, value in zip(_HEAD, head, strict=True):
+        columns[name].append(value)
 
 
 def _sums(rows: Any, values: Any, n: int) -> Any:

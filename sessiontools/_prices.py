@@ -75,7 +75,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from ._entries import Usage
 from ._errors import SessionToolsError, SessionToolsWarning
-from ._usage import inclusive_input_tokens
+from ._usage import check_counts, inclusive_input_tokens
 
 if TYPE_CHECKING:
     import genai_prices.types as gp_types
@@ -142,17 +142,6 @@ def _is_price(value: object) -> bool:
     return math.isfinite(value) and value >= 0
 
 
-def _check_counts(usage: Usage) -> None:
-    if (
-        usage.input_tokens < 0
-        or usage.output_tokens < 0
-        or usage.cache_read_tokens < 0
-        or usage.cache_write_tokens < 0
-    ):
-        # costs.md, "Usage conventions": a count that would go negative is an error, reported.
-        raise ValueError(f"a token count is negative: {usage!r}")
-
-
 @dataclass(frozen=True, slots=True)
 class Prices:
     """A model's prices, agentloop's ``Prices``: US dollars per million tokens. ``None``: not known.
@@ -183,7 +172,7 @@ class Prices:
         Each count times its price, divided by 1e6 (prices are per million tokens). NaN when a
         count above zero has no price. Raises ``ValueError`` for a negative count.
         """
-        _check_counts(usage)
+        check_counts(usage)
         total = 0.0
         for count, price in (
             (usage.input_tokens, self.input),
@@ -250,7 +239,7 @@ class Rates:
         ``request`` plus each count times its rate; NaN when a count above zero has a NaN rate
         (a zero count never makes NaN). Raises ``ValueError`` for a negative count.
         """
-        _check_counts(usage)
+        check_counts(usage)
         total = self.request
         if usage.input_tokens:
             total += usage.input_tokens * self.input
@@ -703,7 +692,7 @@ class PriceBook:
         """
         table = self.table(provider, model, time_unix_nano)
         if table is None:
-            _check_counts(usage)
+            check_counts(usage)
             return _NAN
         return table.rates_for(inclusive_input_tokens(usage)).cost_usd(usage)
 

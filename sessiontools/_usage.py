@@ -32,6 +32,7 @@ from ._errors import SessionToolsError
 __all__ = [
     "OTelUsage",
     "UsageConventionError",
+    "check_counts",
     "from_agentcore",
     "from_otel",
     "from_provider",
@@ -61,6 +62,18 @@ def _check(convention: str, **counts: int) -> None:
             raise UsageConventionError(
                 f"{convention} usage gives {name} = {value}: a count cannot be negative; the "
                 "counts are probably from another convention"
+            )
+
+
+def check_counts(usage: Usage, where: str = "usage") -> None:
+    """Raise ``UsageConventionError`` naming ``where`` when a count of ``usage`` is negative:
+    an error in the log, reported, never clamped (costs.md)."""
+    for field in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"):
+        value = getattr(usage, field)
+        if value < 0:
+            raise UsageConventionError(
+                f"{where}: a negative token count ({field} = {value}): the log is wrong, or "
+                "mixes usage conventions"
             )
 
 
