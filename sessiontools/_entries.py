@@ -24,6 +24,8 @@ from ._times import ZERO_TIME_UNIX_NANO, parse_rfc3339
 from ._values import fast_maker
 
 __all__ = [
+    "NIL",
+    "NIL_MAP",
     "CallStartedEntry",
     "DecisionEntry",
     "Display",
@@ -51,6 +53,29 @@ __all__ = [
 
 #: A parsed JSON value: what Go keeps as ``json.RawMessage``.
 JSONValue: TypeAlias = Any
+
+
+class _Nil(tuple):  # type: ignore[type-arg]
+    """Go's nil slice: empty, equal to ``()``, but written as ``null`` where Go writes
+    ``null`` (a slice field that is not ``omitempty``)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "NIL"
+
+    def __reduce__(self) -> str:
+        return "NIL"
+
+
+#: Go's nil slice, for the fields Go writes as ``null`` when nil (``Message.parts``,
+#: ``LabelsEntry.labels``, ``Display.labels`` and ``sources``, ``Refusal.labels``): an empty
+#: tuple that the writer writes as ``null`` where ``()`` is written ``[]``. The reader gives
+#: ``NIL`` for such a field that is ``null`` or absent. It equals ``()``.
+NIL: tuple[Any, ...] = _Nil()
+
+#: Go's nil map, for ``PinsEntry.pins``: empty, written as ``null``.
+NIL_MAP: Mapping[str, str] = MappingProxyType({})
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,11 +124,19 @@ ZERO_USAGE = Usage()
 
 @dataclass(frozen=True, slots=True)
 class ToolCall:
-    """The model asking to run a tool: ``id``, tool ``name`` and raw JSON ``input``."""
+    """The model asking to run a tool: ``id``, tool ``name`` and raw JSON ``input``.
+
+    ``input`` is the parsed JSON value. ``input_json``, when set, is its JSON text as Go
+    writes it (Go's ``json.RawMessage``: the bytes as logged, compacted, with ``<``, ``>``,
+    ``&``, U+2028 and U+2029 escaped); an exact read (``LogReader(..., exact=True)``) sets it
+    so that writing the entry again gives Go's bytes, number spellings and repeated names
+    included. It is not part of ``==``.
+    """
 
     id: str
     name: str
     input: JSONValue
+    input_json: bytes | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,11 +162,16 @@ class Part:
 @dataclass(frozen=True, slots=True)
 class Native:
     """A provider's own record of an assistant turn: its ``provider`` name (such as
-    ``anthropic`` or ``openai``), the ``model`` id and its raw ``data``."""
+    ``anthropic`` or ``openai``), the ``model`` id and its raw ``data``.
+
+    ``data`` is the parsed JSON value; ``data_json``, when set, its JSON text as Go writes
+    it (see ``ToolCall.input_json``). It is not part of ``==``.
+    """
 
     provider: str
     model: str
     data: JSONValue
+    data_json: bytes | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,7 +227,8 @@ class ModelError:
     ``kind`` is one of ``rate_limited``, ``overloaded``, ``unreachable``, ``unauthorized``,
     ``billing``, ``not_found``, ``invalid_request``; ``status`` is the HTTP status, 0 when
     unknown. ``retry_after_unix_nano`` and ``resets_at_unix_nano`` are ``None`` when the
-    provider did not say (Go's zero time).
+    provider did not say (Go's zero time); the ``*_utc_offset_seconds`` fields keep the UTC
+    offset each was written with, so it is written again the same way.
     """
 
     kind: str
@@ -197,6 +236,8 @@ class ModelError:
     status: int = 0
     retry_after_unix_nano: int | None = None
     resets_at_unix_nano: int | None = None
+    retry_after_utc_offset_seconds: int = 0
+    resets_at_utc_offset_seconds: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,10 +350,16 @@ class PinsEntry:
 
 @dataclass(frozen=True, slots=True)
 class UnknownEntry:
-    """An entry of a ``type`` this version does not know, kept as parsed JSON."""
+    """An entry of a ``type`` this version does not know, kept as parsed JSON.
+
+    ``data_json``, when set (an exact read), is the payload's JSON text, written again as it
+    was. Go's own reader drops such a payload; sessiontools keeps it, so a log copied through
+    it loses nothing a newer agentloop wrote.
+    """
 
     type: str
     data: JSONValue
+    data_json: bytes | None = field(default=None, compare=False, repr=False)
 
 
 Payload: TypeAlias = (
@@ -380,8 +427,6 @@ _new_outcome = fast_maker(Outcome)
 _new_labels = fast_maker(LabelsEntry)
 _new_entry = fast_maker(Entry)
 
-_EMPTY: dict[str, Any] = {}
-
 
 def _kind(v: object) -> str:
     if isinstance(v, bool):
@@ -445,7 +490,7 @@ def _list(d: dict[str, Any], key: str, ctx: str) -> list[Any]:
 def _labels(d: dict[str, Any], key: str, ctx: str) -> tuple[str, ...]:
     v = d.get(key)
     if v is None:
-        return ()
+        return NIL
     if v.__class__ is list:
         for label in v:
             if label.__class__ is not str:
@@ -454,18 +499,19 @@ def _labels(d: dict[str, Any], key: str, ctx: str) -> tuple[str, ...]:
     raise BadEntry(f"{ctx}.{key} is {_kind(v)}, not an array of strings")
 
 
-def _time(d: dict[str, Any], key: str, ctx: str) -> int | None:
-    """An optional time (Go's ``omitzero``): ``None`` when absent, null or Go's zero time."""
+def _time(d: dict[str, Any], key: str, ctx: str) -> tuple[int | None, int]:
+    """An optional time (Go's ``omitzero``) and its UTC offset in seconds: ``(None, 0)`` when
+    absent, null or Go's zero time."""
     v = d.get(key)
     if v is None:
-        return None
+        return None, 0
     if v.__class__ is not str:
         raise BadEntry(f"{ctx}.{key} is {_kind(v)}, not a time")
     try:
-        unix_nano = parse_rfc3339(v)[0]
+        unix_nano, offset = parse_rfc3339(v)
     except ValueError as e:
         raise BadEntry(f"{ctx}.{key}: {e}") from None
-    return None if unix_nano == ZERO_TIME_UNIX_NANO else unix_nano
+    return (None, 0) if unix_nano == ZERO_TIME_UNIX_NANO else (unix_nano, offset)
 
 
 def _usage(d: dict[str, Any] | None, ctx: str) -> Usage:
@@ -489,7 +535,9 @@ def _part(d: object, ctx: str) -> Part:
         if call.__class__ is not dict:
             raise BadEntry(f"{ctx}.tool_call is {_kind(call)}, not an object")
         c = ctx + ".tool_call"
-        tool_call = _new_tool_call(_str(call, "id", c), _str(call, "name", c), call.get("input"))
+        tool_call = _new_tool_call(
+            _str(call, "id", c), _str(call, "name", c), call.get("input"), None
+        )
     result = d.get("tool_result")
     tool_result = None
     if result is not None:
@@ -507,26 +555,32 @@ def _result(d: dict[str, Any], ctx: str) -> ToolResult:
 
 def _message(d: dict[str, Any] | None, ctx: str) -> Message:
     if d is None:
-        return _new_message("", (), None)
+        return _new_message("", NIL, None)
     native = _obj(d, "native", ctx)
     nat = None
     if native is not None:
         c = ctx + ".native"
-        nat = _new_native(_str(native, "provider", c), _str(native, "model", c), native.get("data"))
-    parts = _list(d, "parts", ctx)
+        nat = _new_native(
+            _str(native, "provider", c), _str(native, "model", c), native.get("data"), None
+        )
     pc = ctx + ".parts"
-    return _new_message(_str(d, "role", ctx), tuple([_part(p, pc) for p in parts]), nat)
+    parts = NIL if d.get("parts") is None else tuple([_part(p, pc) for p in _list(d, "parts", ctx)])
+    return _new_message(_str(d, "role", ctx), parts, nat)
 
 
 def _model_error(d: dict[str, Any] | None, ctx: str) -> ModelError:
     if d is None:
-        return _new_model_error("", "", 0, None, None)
+        return _new_model_error("", "", 0, None, None, 0, 0)
+    retry_after, retry_after_offset = _time(d, "retry_after", ctx)
+    resets_at, resets_at_offset = _time(d, "resets_at", ctx)
     return _new_model_error(
         _str(d, "kind", ctx),
         _str(d, "message", ctx),
         _int(d, "status", ctx),
-        _time(d, "retry_after", ctx),
-        _time(d, "resets_at", ctx),
+        retry_after,
+        resets_at,
+        retry_after_offset,
+        resets_at_offset,
     )
 
 
@@ -552,7 +606,7 @@ def _display(d: dict[str, Any] | None, ctx: str) -> Display | None:
         _str(d, "title", ctx),
         _str(d, "body", ctx),
         _labels(d, "labels", ctx),
-        tuple(sources),
+        NIL if d.get("sources") is None else tuple(sources),
         _str(d, "ref", ctx),
     )
 
@@ -638,7 +692,9 @@ def _labels_entry(d: dict[str, Any]) -> LabelsEntry:
 
 
 def _pins(d: dict[str, Any]) -> PinsEntry:
-    pins = _obj(d, "pins", "pins") or _EMPTY
+    pins = _obj(d, "pins", "pins")
+    if pins is None:
+        return PinsEntry(NIL_MAP)
     for k, v in pins.items():
         if v.__class__ is not str:
             raise BadEntry(f"pins.pins[{k!r}] is {_kind(v)}, not a string")
@@ -684,7 +740,9 @@ def _fast_message(m: dict[str, Any]) -> Message | None:
         name = call.get("name")
         if call_id.__class__ is not str or name.__class__ is not str:
             return None
-        out.append(_new_part(ptype, text, _new_tool_call(call_id, name, call.get("input")), None))
+        out.append(
+            _new_part(ptype, text, _new_tool_call(call_id, name, call.get("input"), None), None)
+        )
     nat = None
     if native is not None:
         if native.__class__ is not dict:
@@ -693,7 +751,7 @@ def _fast_message(m: dict[str, Any]) -> Message | None:
         model = native.get("model")
         if provider.__class__ is not str or model.__class__ is not str:
             return None
-        nat = _new_native(provider, model, native.get("data"))
+        nat = _new_native(provider, model, native.get("data"), None)
     return _new_message(role, tuple(out), nat)
 
 
@@ -822,7 +880,7 @@ def decode_entry(obj: dict[str, Any], line: int, on_unknown: Any) -> Entry:
     decoder = _DECODERS.get(etype)
     if decoder is None:
         on_unknown(f"entry type {etype!r}")
-        unknown = UnknownEntry(etype, obj.get(etype))
+        unknown = UnknownEntry(etype, obj.get(etype), None)
         return _new_entry(seq, time_unix_nano, etype, unknown, offset, line)
     data = obj.get(etype)
     if data.__class__ is not dict:

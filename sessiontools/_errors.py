@@ -6,7 +6,11 @@ The exception tree::
      ├── LogError                     a session log that cannot be read as agentloop's
      │    ├── DamagedLogError         a line that is not complete JSON, before the last line
      │    └── EntryError              a complete JSON line that is not a usable entry
-     └── InvalidIdError (ValueError)  a trace or span id given in hex that is not one
+     ├── InvalidIdError (ValueError)  a trace or span id given in hex that is not one
+     ├── LabelError (ValueError)      a string that is not a label (agentloop's CheckLabel)
+     ├── PinError                     a tool definition digest that differs from the pinned one
+     └── StoreError                   a store that cannot do what was asked
+          └── StoreLockedError        another writer holds the session file
 
     SessionToolsWarning (UserWarning)
      ├── TornTailWarning              the last line is a write cut short; it was ignored
@@ -25,10 +29,14 @@ __all__ = [
     "DamagedLogError",
     "EntryError",
     "InvalidIdError",
+    "LabelError",
     "LogError",
     "LogStructureWarning",
+    "PinError",
     "SessionToolsError",
     "SessionToolsWarning",
+    "StoreError",
+    "StoreLockedError",
     "TornTailWarning",
     "UnknownEntryWarning",
 ]
@@ -80,6 +88,59 @@ class InvalidIdError(SessionToolsError, ValueError):
 
     A trace id is 32 hex digits and a span id 16, not all zero (OTel trace API, "SpanContext").
     """
+
+
+class LabelError(SessionToolsError, ValueError):
+    """A string that is not a label, by agentloop's ``CheckLabel`` (seed 002): 1 to 100 bytes,
+    a lower-case letter or digit first, then lower-case letters, digits and ``_ . : @ / + -``.
+
+    Attributes:
+        label: the string that was checked.
+        problem: why it is not a label, in a few words.
+    """
+
+    def __init__(self, label: str, problem: str) -> None:
+        self.label = label
+        self.problem = problem
+        super().__init__(f"{label!r} is not a label: {problem}")
+
+
+class PinError(SessionToolsError):
+    """A tool definition whose digest is not the one the session pinned (Go's ``PinError``).
+
+    Attributes:
+        tool: the tool's name.
+        pinned: the digest the session pinned.
+        got: the digest given.
+    """
+
+    def __init__(self, tool: str, pinned: str, got: str) -> None:
+        self.tool = tool
+        self.pinned = pinned
+        self.got = got
+        super().__init__(
+            f"tool {tool!r} changed: the session pinned digest {pinned}, got {got}; "
+            "a session keeps the definitions it started with"
+        )
+
+
+class StoreError(SessionToolsError):
+    """A store that cannot do what was asked (a write that failed, a closed store)."""
+
+
+class StoreLockedError(StoreError):
+    """Another writer holds the session file: agentloop allows one writer at a time.
+
+    Attributes:
+        path: the session file.
+    """
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        super().__init__(
+            f"{path}: another writer holds this session file; wait until it closes it, "
+            "or write to another file"
+        )
 
 
 class SessionToolsWarning(UserWarning):

@@ -21,9 +21,17 @@ bytes for any input Go itself wrote, except for numbers whose text a parse does 
 (``1.0`` reads back as ``1``). A ``RawJSON`` value is written exactly as given: use it for bytes
 that are already what Go writes, or to reproduce what an earlier agentloop logged verbatim.
 
-Not yet exact (the session library's writer will be): Go writes a nil slice or map that is not
-``omitempty`` as ``null`` where this writes ``[]``; a ``ModelError``'s ``retry_after`` and
-``resets_at`` are written in UTC, whatever offset they were read with.
+Exact round trip: an entry read with ``LogReader(..., exact=True)`` is written as Go writes
+the entry it read (``json.Unmarshal`` then ``json.Marshal``), byte for byte:
+
+- a tool call's ``input`` and a provider's ``native.data`` from their kept text
+  (``input_json``, ``data_json``), compacted and escaped as Go writes a ``json.RawMessage``; a
+  kept text must read back as the value beside it, else ``ValueError`` (a value changed with
+  ``dataclasses.replace`` and its text left behind);
+- Go's nil slices and maps (``NIL``, ``NIL_MAP``) as ``null``, empty ones as ``[]`` and ``{}``;
+- every time with the UTC offset it was read with;
+- unknown fields dropped, as Go drops them. An entry of an unknown type keeps its payload
+  (Go would drop it): sessiontools does not lose what a newer agentloop wrote.
 """
 
 from __future__ import annotations
@@ -35,6 +43,8 @@ from decimal import Decimal
 from typing import Any, TypeVar
 
 from ._entries import (
+    NIL,
+    NIL_MAP,
     CallStartedEntry,
     DecisionEntry,
     Display,
@@ -56,6 +66,7 @@ from ._entries import (
     UnknownEntry,
     Usage,
 )
+from ._rawjson import loads
 from ._times import format_rfc3339
 
 __all__ = ["RawJSON", "dumps", "encode_entry"]
@@ -179,14 +190,28 @@ class _Obj:
             self.key(name).append("true" if v else "false")
 
     def strings(self, name: str, v: tuple[str, ...], omitempty: bool = False) -> None:
-        if v or not omitempty:
+        if v:
             self.key(name).append("[" + ",".join(_string(s) for s in v) + "]")
+        elif not omitempty:
+            self.key(name).append("null" if v is NIL else "[]")
 
-    def raw(self, name: str, v: Any) -> None:
-        _value(v, self.key(name))
+    def raw(self, name: str, v: Any, text: bytes | None, what: str) -> None:
+        if text is None:
+            _value(v, self.key(name))
+            return
+        try:
+            same = loads(text) == v
+        except ValueError:
+            same = False
+        if not same:
+            raise ValueError(f"{what} does not read back as the value beside it")
+        self.key(name).append(text.decode("utf-8", "surrogateescape"))
 
     def array(self, name: str, items: Sequence[T], write: Callable[[T, list[str]], None]) -> None:
         out = self.key(name)
+        if items is NIL:
+            out.append("null")
+            return
         out.append("[")
         for i, item in enumerate(items):
             if i:
@@ -223,7 +248,7 @@ def _part(p: Part, out: list[str]) -> None:
         c = _Obj(o.key("tool_call"))
         c.string("id", p.tool_call.id)
         c.string("name", p.tool_call.name)
-        c.raw("input", p.tool_call.input)
+        c.raw("input", p.tool_call.input, p.tool_call.input_json, "ToolCall.input_json")
         c.end()
     if p.tool_result is not None:
         _result(p.tool_result, o.key("tool_result"))
@@ -238,7 +263,7 @@ def _message(m: Message, out: list[str]) -> None:
         n = _Obj(o.key("native"))
         n.string("provider", m.native.provider)
         n.string("model", m.native.model)
-        n.raw("data", m.native.data)
+        n.raw("data", m.native.data, m.native.data_json, "Native.data_json")
         n.end()
     o.end()
 
@@ -249,9 +274,11 @@ def _model_error(e: ModelError, out: list[str]) -> None:
     o.integer("status", e.status, omitempty=True)
     o.string("message", e.message)
     if e.retry_after_unix_nano is not None:
-        o.key("retry_after").append(_string(format_rfc3339(e.retry_after_unix_nano)))
+        text = format_rfc3339(e.retry_after_unix_nano, e.retry_after_utc_offset_seconds)
+        o.key("retry_after").append(_string(text))
     if e.resets_at_unix_nano is not None:
-        o.key("resets_at").append(_string(format_rfc3339(e.resets_at_unix_nano)))
+        text = format_rfc3339(e.resets_at_unix_nano, e.resets_at_utc_offset_seconds)
+        o.key("resets_at").append(_string(text))
     o.end()
 
 
@@ -289,7 +316,10 @@ def _display(d: Display, out: list[str]) -> None:
 
 def _payload(p: object, out: list[str]) -> None:
     if isinstance(p, UnknownEntry):
-        _value(p.data, out)
+        if p.data_json is not None:
+            out.append(p.data_json.decode("utf-8", "surrogateescape"))
+        else:
+            _value(p.data, out)
         return
     o = _Obj(out)
     if isinstance(p, RunStartedEntry):
@@ -336,6 +366,10 @@ def _payload(p: object, out: list[str]) -> None:
         o.string("source", p.source, omitempty=True)
     elif isinstance(p, PinsEntry):
         pins = o.key("pins")
+        if p.pins is NIL_MAP:
+            pins.append("null")
+            o.end()
+            return
         po = _Obj(pins)
         for tool in sorted(p.pins):
             po.string(tool, p.pins[tool])

@@ -17,9 +17,7 @@ whitespace are skipped.
 
 from __future__ import annotations
 
-import codecs
 import io
-import json
 import os
 import warnings
 from collections.abc import Iterator
@@ -36,6 +34,7 @@ from ._entries import (
     decode_outcome,
 )
 from ._errors import DamagedLogError, EntryError, TornTailWarning, UnknownEntryWarning
+from ._rawjson import attach_raw, go_loads
 
 __all__ = ["ClosingLine", "LogReader", "LogSource", "TornTail", "iter_entries"]
 
@@ -77,42 +76,7 @@ class ClosingLine:
     cost_usd: float | None
 
 
-# Go's decoder turns every byte of invalid UTF-8 into one U+FFFD (utf8.DecodeRune returns
-# RuneError with width 1); Python's "replace" handler would merge a truncated sequence into one.
-def _go_replace(err: UnicodeError) -> tuple[str, int]:
-    assert isinstance(err, UnicodeDecodeError)
-    return "\ufffd", err.start + 1
-
-
-codecs.register_error("sessiontools.go-replace", _go_replace)
-
 _WHITESPACE = b" \t\r\n"  # JSON's
-_SURROGATES = str.maketrans({c: "\ufffd" for c in range(0xD800, 0xE000)})
-
-
-def _no_surrogates(value: Any) -> Any:
-    if isinstance(value, str):
-        return value.translate(_SURROGATES)
-    if isinstance(value, list):
-        return [_no_surrogates(v) for v in value]
-    if isinstance(value, dict):
-        return {_no_surrogates(k): _no_surrogates(v) for k, v in value.items()}
-    return value
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _go_loads(body: bytes) -> Any:
-    """Parse a line as Go's ``encoding/json`` does when ``orjson`` refuses it.
-
-    Raises:
-        ValueError: the line is not complete JSON.
-    """
-    text = body.decode("utf-8", "sessiontools.go-replace")
-    value = json.loads(text, parse_constant=_reject_constant)
-    return _no_surrogates(value)
 
 
 def _problem(body: bytes, error: orjson.JSONDecodeError) -> str:
@@ -138,6 +102,10 @@ class LogReader:
         source: a path, or a file opened in binary mode (never written, never locked; a
             file the caller opened is not closed).
         name: what to call the log in messages; default the path, or the file's name.
+        exact: keep the text of raw JSON values (``ToolCall.input_json``,
+            ``Native.data_json``, ``UnknownEntry.data_json``) so that ``encode_entry`` writes
+            each entry as Go would write it again, byte for byte. Slower; the session
+            library's stores read this way, the exporters do not.
 
     Attributes (complete once iteration has ended):
         name: the log's name in messages.
@@ -152,7 +120,8 @@ class LogReader:
         EntryError: while iterating, a complete line is not a usable entry.
     """
 
-    def __init__(self, source: LogSource, *, name: str | None = None) -> None:
+    def __init__(self, source: LogSource, *, name: str | None = None, exact: bool = False) -> None:
+        self.exact = exact
         if isinstance(source, io.TextIOBase):
             raise TypeError("a session log must be opened in binary mode ('rb')")
         self._owned = isinstance(source, str | os.PathLike)
@@ -210,6 +179,7 @@ class LogReader:
         failed: tuple[int, int, int, str] | None = None  # a line that is not complete JSON
         loose: tuple[int, int, Any] | None = None  # complete JSON that is not an entry
         current = 0
+        exact = self.exact
 
         def on_unknown(what: str) -> None:
             if what not in self._unknown_seen:
@@ -249,16 +219,17 @@ class LogReader:
                 if not body.strip(_WHITESPACE):
                     continue
                 try:
-                    obj = _go_loads(body)
+                    obj = go_loads(body)
                 except ValueError:
                     failed = (line_no, start, len(body), _problem(body, e))
                     continue
             if obj.__class__ is dict and "seq" in obj and "type" in obj:
                 current = line_no
                 try:
-                    yield decode_entry(obj, line_no, on_unknown)
+                    entry = decode_entry(obj, line_no, on_unknown)
                 except BadEntry as e:
                     raise EntryError(name, line_no, start, str(e)) from None
+                yield attach_raw(entry, raw) if exact else entry
             else:
                 loose = (line_no, start, obj)
         if failed is not None:
@@ -306,9 +277,9 @@ def _closing_line(name: str, line: int, offset: int, obj: Any) -> ClosingLine:
     return ClosingLine(line, offset, obj, outcome, None if cost is None else float(cost))
 
 
-def iter_entries(source: LogSource, *, name: str | None = None) -> LogReader:
-    """Stream the entries of a session log: ``LogReader(source, name=name)``.
+def iter_entries(source: LogSource, *, name: str | None = None, exact: bool = False) -> LogReader:
+    """Stream the entries of a session log: ``LogReader(source, name=name, exact=exact)``.
 
     See ``LogReader`` for what is read, what is reported, and the errors raised.
     """
-    return LogReader(source, name=name)
+    return LogReader(source, name=name, exact=exact)

@@ -8,6 +8,14 @@
 // fail or differ, and everything else must be identical.
 //
 //	go run . ../sessions/*.jsonl
+//
+// With -write DIR it also writes, for each log, DIR/NAME.go: one line per line of the log that
+// json.Unmarshal accepts, "N<TAB>" and what json.Marshal wrote for it (N is the 1-based line).
+// With -any, lines may differ from what Go writes back (for inputs Go did not write). The test
+// tests/test_roundtrip.py compares sessiontools' writer with these bytes:
+//
+//	go run . -write ../../tests/roundtrip ../sessions/*.jsonl
+//	go run . -any -write ../../tests/roundtrip ../../tests/roundtrip/oddities.jsonl
 package main
 
 import (
@@ -15,6 +23,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -224,7 +233,7 @@ type result struct {
 	problems                      []string
 }
 
-func check(path string, r *result) error {
+func check(path string, r *result, out io.Writer) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -257,8 +266,13 @@ func check(path string, r *result) error {
 			problem = "does not parse: " + uerr.Error()
 		} else if got, err = json.Marshal(e); err != nil {
 			problem = "does not marshal: " + err.Error()
-		} else if !bytes.Equal(got, line) {
-			problem = "differs"
+		} else {
+			if out != nil {
+				fmt.Fprintf(out, "%d\t%s\n", n, got)
+			}
+			if !bytes.Equal(got, line) {
+				problem = "differs"
+			}
 		}
 		switch {
 		case problem == "" && !isExpected:
@@ -292,22 +306,49 @@ func check(path string, r *result) error {
 }
 
 func main() {
-	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: go run . FILE.jsonl...")
+	write := flag.String("write", "", "also write each log's round trip to this directory")
+	onlyWrite := flag.Bool("any", false, "only write: lines may differ (for inputs that are not Go's)")
+	flag.Parse()
+	paths := flag.Args()
+	if len(paths) < 1 {
+		fmt.Fprintln(os.Stderr, "usage: go run . [-write DIR] FILE.jsonl...")
 		os.Exit(2)
 	}
 	var r result
-	for _, path := range os.Args[1:] {
-		if err := check(path, &r); err != nil {
+	for _, path := range paths {
+		var out *os.File
+		if *write != "" {
+			var err error
+			out, err = os.Create(filepath.Join(*write, filepath.Base(path)+".go"))
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(2)
+			}
+		}
+		var w io.Writer
+		if out != nil {
+			w = out
+		}
+		if err := check(path, &r, w); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(2)
 		}
+		if out != nil {
+			if err := out.Close(); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(2)
+			}
+		}
+	}
+	if *onlyWrite {
+		fmt.Printf("%d files, %d lines: %d identical after a round trip\n", len(paths), r.lines, r.identical)
+		return
 	}
 	for _, p := range r.problems {
 		fmt.Println(p)
 	}
 	fmt.Printf("%d files, %d lines: %d identical after a round trip, %d bad as expected, %d unexpected\n",
-		len(os.Args)-1, r.lines, r.identical, r.expectedBad, len(r.problems))
+		len(paths), r.lines, r.identical, r.expectedBad, len(r.problems))
 	if len(r.problems) > 0 {
 		os.Exit(1)
 	}

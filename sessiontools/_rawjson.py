@@ -1,0 +1,238 @@
+"""JSON text kept as text: Go's ``json.RawMessage`` and Go's reading of odd bytes.
+
+agentloop keeps a tool call's ``input`` and a provider's ``native.data`` as
+``json.RawMessage`` (seed 002: ``ToolCall``, ``Native``): ``encoding/json`` copies the value's
+bytes verbatim when it reads a line, and writes them back compacted, with ``<``, ``>``, ``&``,
+U+2028 and U+2029 escaped (``compact(dst, src, escape=true)`` in Go's ``encode.go``). Invalid
+UTF-8 and escaped lone surrogates inside pass through both ways. So writing an entry Go read
+gives the same bytes only if the raw text is kept, not a parsed value: ``1.0``, ``\\u00e9``,
+``\\/``, a name given twice and an invalid byte would all come back differently.
+
+- ``go_loads`` parses a line the way Go does when ``orjson`` refuses it (reading.md, "Bytes").
+- ``loads`` parses JSON text, with ``go_loads`` as the fallback.
+- ``go_compact`` is Go's compaction with HTML-safe escaping.
+- ``raw_spans`` finds where chosen values of a line are, without parsing it twice.
+- ``attach_raw`` gives an entry read from a line the raw text of its ``RawMessage`` values.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import re
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+import orjson
+
+from ._entries import Entry, Message, MessageEntry, UnknownEntry
+
+__all__ = ["attach_raw", "go_compact", "go_loads", "loads", "raw_spans"]
+
+
+# Go's decoder turns every byte of invalid UTF-8 into one U+FFFD (utf8.DecodeRune returns
+# RuneError with width 1); Python's "replace" handler would merge a truncated sequence into one.
+def _go_replace(err: UnicodeError) -> tuple[str, int]:
+    assert isinstance(err, UnicodeDecodeError)
+    return "\ufffd", err.start + 1
+
+
+codecs.register_error("sessiontools.go-replace", _go_replace)
+
+_SURROGATES = str.maketrans({c: "\ufffd" for c in range(0xD800, 0xE000)})
+
+
+def _no_surrogates(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.translate(_SURROGATES)
+    if isinstance(value, list):
+        return [_no_surrogates(v) for v in value]
+    if isinstance(value, dict):
+        return {_no_surrogates(k): _no_surrogates(v) for k, v in value.items()}
+    return value
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def go_loads(body: bytes) -> Any:
+    """Parse JSON text as Go's ``encoding/json`` does when ``orjson`` refuses it: an invalid
+    byte or an escaped lone surrogate becomes U+FFFD, the last of repeated names wins.
+
+    Raises:
+        ValueError: the text is not one complete JSON value.
+    """
+    text = body.decode("utf-8", "sessiontools.go-replace")
+    value = json.loads(text, parse_constant=_reject_constant)
+    return _no_surrogates(value)
+
+
+def loads(raw: bytes) -> Any:
+    """Parse JSON text with ``orjson``, or ``go_loads`` for what ``orjson`` refuses.
+
+    Raises:
+        ValueError: the text is not one complete JSON value.
+    """
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return go_loads(raw)
+
+
+_STRING = rb'"(?:[^"\\]++|\\.)*+"'
+_COMPACT = re.compile(_STRING + rb"|[ \t\r\n]+", re.S)
+_NEEDS_COMPACT = re.compile(rb"[ \t\r\n<>&]|\xe2\x80[\xa8\xa9]")
+_HTML = ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026"))
+
+
+def _compact_token(m: re.Match[bytes]) -> bytes:
+    token = m.group()
+    if token[0] != 0x22:  # whitespace between tokens
+        return b""
+    for c, escaped in _HTML:
+        if c in token:
+            token = token.replace(c, escaped)
+    if b"\xe2\x80" in token:
+        token = token.replace(b"\xe2\x80\xa8", b"\\u2028").replace(b"\xe2\x80\xa9", b"\\u2029")
+    return token
+
+
+def go_compact(raw: bytes) -> bytes:
+    """``raw`` (one JSON value) as Go's encoder writes a ``json.RawMessage``: whitespace
+    between tokens removed, ``<``, ``>``, ``&``, U+2028 and U+2029 in strings escaped as
+    ``\\u003c``, ``\\u003e``, ``\\u0026``, ``\\u2028``, ``\\u2029``; every other byte kept."""
+    if _NEEDS_COMPACT.search(raw) is None:
+        return raw
+    return _COMPACT.sub(_compact_token, raw)
+
+
+_TOKEN = re.compile(_STRING + rb"|[\[\]{}:,]", re.S)
+_OPEN_OBJECT, _OPEN_ARRAY, _CLOSE_OBJECT, _CLOSE_ARRAY, _QUOTE = b'{[}]"'
+_COLON, _COMMA = b":,"
+_SPACE = b" \t\r\n"
+
+Path = tuple[str | int, ...]
+
+
+def _key(token: bytes) -> str:
+    if b"\\" not in token:
+        return token[1:-1].decode("utf-8", "sessiontools.go-replace")
+    value = loads(token)
+    return value if isinstance(value, str) else ""
+
+
+def raw_spans(line: bytes, want: Callable[[Path], bool]) -> dict[Path, tuple[int, int]]:
+    """Where the values ``want`` picks are in ``line``, one JSON value.
+
+    A value's path is the object keys and array indices that lead to it from the top:
+    ``("message", "message", "parts", 0, "tool_call", "input")``. For each path ``want``
+    accepts, the result holds the ``(start, end)`` byte offsets of its value's text; when a
+    name is given twice in an object, the last one's value wins, as in Go. ``line`` must be
+    complete JSON; what this finds in anything else is unspecified.
+    """
+    found: dict[Path, tuple[int, int]] = {}
+    # One frame per open container: [is_object, path, start, key or index].
+    stack: list[list[Any]] = []
+    expecting_key = False
+    scalar_start = -1  # where a number, true, false or null may begin
+
+    def value_path() -> Path:
+        if not stack:
+            return ()
+        frame = stack[-1]
+        return (*frame[1], frame[3])
+
+    def scalar(end: int) -> None:
+        text = line[scalar_start:end]
+        stripped = text.strip(_SPACE)
+        if stripped:
+            path = value_path()
+            if want(path):
+                start = scalar_start + len(text) - len(text.lstrip(_SPACE))
+                found[path] = (start, start + len(stripped))
+
+    for m in _TOKEN.finditer(line):
+        start = m.start()
+        c = line[start]
+        if c == _QUOTE:
+            if expecting_key:
+                stack[-1][3] = _key(m.group())
+                expecting_key = False
+                continue
+            path = value_path()
+            if want(path):
+                found[path] = (start, m.end())
+            scalar_start = -1
+        elif c in (_OPEN_OBJECT, _OPEN_ARRAY):
+            is_object = c == _OPEN_OBJECT
+            stack.append([is_object, value_path(), start, "" if is_object else 0])
+            expecting_key = is_object
+            scalar_start = -1 if is_object else start + 1
+        elif c in (_CLOSE_OBJECT, _CLOSE_ARRAY):
+            if scalar_start >= 0:
+                scalar(start)
+            frame = stack.pop()
+            if want(frame[1]):
+                found[frame[1]] = (frame[2], m.end())
+            expecting_key = False
+            scalar_start = -1
+        elif c == _COLON:
+            scalar_start = m.end()
+        else:  # a comma
+            if scalar_start >= 0:
+                scalar(start)
+            frame = stack[-1]
+            if frame[0]:
+                expecting_key = True
+                scalar_start = -1
+            else:
+                frame[3] += 1
+                scalar_start = m.end()
+    return found
+
+
+def _message_raw(path: Path) -> bool:
+    n = len(path)
+    if n == 6:
+        return path[5] == "input" and path[4] == "tool_call" and path[2] == "parts"
+    return n == 4 and path[3] == "data" and path[2] == "native"
+
+
+def attach_raw(entry: Entry, line: bytes) -> Entry:
+    """``entry``, read from ``line``, with the exact text of its raw JSON values: each tool
+    call's ``input_json``, the ``native``'s ``data_json`` (compacted as Go writes them) and an
+    unknown entry's ``data_json`` (kept as it was)."""
+    payload = entry.payload
+    if isinstance(payload, MessageEntry):
+        message = payload.message
+        if message.native is None and not any(p.tool_call is not None for p in message.parts):
+            return entry
+        spans = raw_spans(line, lambda p: p[:2] == ("message", "message") and _message_raw(p))
+        parts = list(message.parts)
+        changed = False
+        for i, part in enumerate(parts):
+            call = part.tool_call
+            span = spans.get(("message", "message", "parts", i, "tool_call", "input"))
+            if call is not None and span is not None:
+                call = replace(call, input_json=go_compact(line[span[0] : span[1]]))
+                parts[i] = replace(part, tool_call=call)
+                changed = True
+        native = message.native
+        span = spans.get(("message", "message", "native", "data"))
+        if native is not None and span is not None:
+            native = replace(native, data_json=go_compact(line[span[0] : span[1]]))
+            changed = True
+        if not changed:
+            return entry
+        new_message = Message(message.role, tuple(parts), native)
+        return replace(entry, payload=replace(payload, message=new_message))
+    if isinstance(payload, UnknownEntry):
+        etype = entry.type
+        spans = raw_spans(line, lambda p: p == (etype,))
+        span = spans.get((etype,))
+        if span is None:
+            return entry
+        return replace(entry, payload=replace(payload, data_json=line[span[0] : span[1]]))
+    return entry

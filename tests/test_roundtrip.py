@@ -1,0 +1,358 @@
+"""Exact round trip (issue 4): an entry read with ``exact=True`` is written as Go writes it.
+
+The oracle is Go itself: ``testdata/gocheck`` runs every line of every testdata log, and of
+``tests/roundtrip/oddities.jsonl`` (lines Go did not write: whitespace, number spellings,
+escapes, nulls, repeated names, invalid bytes, offsets), through ``json.Unmarshal`` into the
+seed's ``Entry`` and ``json.Marshal`` back, and keeps the bytes in ``tests/roundtrip/*.go``
+(regenerate with the commands in ``testdata/gocheck/main.go``). The one deliberate difference:
+an entry of an unknown type keeps its payload, which Go drops.
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+from pathlib import Path
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sessiontools import Entry, iter_entries
+from sessiontools._entries import (
+    NIL,
+    NIL_MAP,
+    Display,
+    LabelsEntry,
+    Message,
+    MessageEntry,
+    ModelError,
+    ModelErrorEntry,
+    Native,
+    Outcome,
+    Part,
+    PinsEntry,
+    Refusal,
+    ToolCall,
+    ToolResult,
+    ToolResultEntry,
+    UnknownEntry,
+    Usage,
+)
+from sessiontools._gojson import encode_entry
+
+from .helpers import SESSIONS
+
+ROUNDTRIP = Path(__file__).resolve().parent / "roundtrip"
+INPUTS = [*sorted(SESSIONS.glob("*.jsonl")), ROUNDTRIP / "oddities.jsonl"]
+
+
+def _go_lines(log: Path) -> dict[int, bytes]:
+    """Go's bytes for each line of ``log`` that ``json.Unmarshal`` accepts, by line number."""
+    out = {}
+    for row in (ROUNDTRIP / (log.name + ".go")).read_bytes().split(b"\n"):
+        if row:
+            number, _, data = row.partition(b"\t")
+            out[int(number)] = data
+    return out
+
+
+def _read_one(raw: bytes, exact: bool = True) -> list[Entry]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        reader = iter_entries(io.BytesIO(raw), exact=exact)
+        return list(reader)
+
+
+@pytest.mark.parametrize("log", INPUTS, ids=lambda p: p.name)
+def test_every_entry_line_is_written_as_go_writes_it(log: Path) -> None:
+    go = _go_lines(log)
+    checked = 0
+    for number, raw in enumerate(log.read_bytes().split(b"\n"), 1):
+        if not raw.strip():
+            continue
+        read = _read_one(raw)
+        if not read:  # a torn or damaged line (Go refuses it too), or a closing outcome line
+            closing = number in go and "seq" not in orjson.loads(raw)
+            assert number not in go or closing, f"{log.name}:{number}"
+            continue
+        (entry,) = read
+        ours = encode_entry(entry)
+        if isinstance(entry.payload, UnknownEntry):
+            # Go drops an unknown type's payload; sessiontools keeps it as it was.
+            assert go[number] == ours[: ours.index(b',"' + entry.type.encode() + b'":')] + b"}"
+            assert ours == raw.rstrip(b"\r")
+        else:
+            assert ours == go[number], f"{log.name}:{number}"
+        # Written again from what it wrote, it stays the same.
+        (again,) = _read_one(ours)
+        assert encode_entry(again) == ours
+        assert again == entry
+        checked += 1
+    # Every line Go reads is checked, but a transcript's closing line (Go reads it as an empty
+    # entry; it is not one).
+    assert checked == len(go) - (1 if log.name == "06_transcript.jsonl" else 0)
+
+
+def test_the_oddities_cover_what_a_plain_read_gets_wrong() -> None:
+    """Without exact reading, raw text is written from parsed values: the oddities' number
+    spellings, escapes and repeated names come out differently. The exact read is what makes
+    the test above pass."""
+    log = ROUNDTRIP / "oddities.jsonl"
+    go = _go_lines(log)
+    differ = []
+    for number, raw in enumerate(log.read_bytes().split(b"\n"), 1):
+        if raw:
+            (entry,) = _read_one(raw, exact=False)
+            if encode_entry(entry) != go[number]:
+                differ.append(number)
+    assert differ == [1, 2, 3, 23, 24, 28]
+
+
+def test_nil_and_empty_are_kept_apart() -> None:
+    log = ROUNDTRIP / "oddities.jsonl"
+    lines = log.read_bytes().split(b"\n")
+    by_seq = {}
+    for raw in lines:
+        if raw:
+            (entry,) = _read_one(raw)
+            by_seq[entry.seq] = entry.payload
+    assert by_seq[4].message.parts is NIL
+    assert by_seq[5].message.parts is NIL
+    assert by_seq[6].message.parts == () and by_seq[6].message.parts is not NIL
+    assert by_seq[9].labels is NIL and by_seq[10].labels is not NIL
+    assert by_seq[12].pins is NIL_MAP and by_seq[13].pins is not NIL_MAP
+    assert by_seq[15].display.labels is NIL and by_seq[15].display.sources is NIL
+    assert by_seq[16].display.sources == () and by_seq[16].display.sources is not NIL
+    # NIL is an empty tuple for everything else.
+    assert NIL == () and len(NIL) == 0 and not NIL and tuple(NIL) == ()
+
+
+def test_times_keep_their_offsets() -> None:
+    raw = (ROUNDTRIP / "oddities.jsonl").read_bytes().split(b"\n")[17]
+    (entry,) = _read_one(raw)
+    error = entry.payload.error
+    assert error.retry_after_utc_offset_seconds == 2 * 3600
+    assert error.resets_at_utc_offset_seconds == -7 * 3600
+    # 09:31:00.5+02:00 and 01:00:00-07:00 in Unix nanoseconds, computed by hand:
+    # 2026-10-18T00:00:00Z is 20744 days after the epoch.
+    day = 20_744 * 86_400
+    assert error.retry_after_unix_nano == (day + 7 * 3600 + 31 * 60) * 10**9 + 500_000_000
+    assert error.resets_at_unix_nano == (day + 8 * 3600) * 10**9
+
+
+def test_a_stale_raw_text_is_refused() -> None:
+    call = ToolCall("c1", "t", {"a": 1}, input_json=b'{"a":2}')
+    message = Message("assistant", (Part("tool_call", "", call),))
+    entry = Entry(1, 0, "message", MessageEntry(message, Usage()))
+    with pytest.raises(ValueError, match=r"ToolCall\.input_json does not read back"):
+        encode_entry(entry)
+    # The same text with the right value is written as it is.
+    good = Entry(
+        1,
+        0,
+        "message",
+        MessageEntry(
+            Message(
+                "assistant", (Part("tool_call", "", ToolCall("c1", "t", {"a": 1.0}, b'{"a":1.0}')),)
+            ),
+            Usage(),
+        ),
+    )
+    assert b'"input":{"a":1.0}' in encode_entry(good)
+
+
+# Hypothesis: raw JSON text written any way Go accepts is kept, compacted and escaped as Go
+# writes a json.RawMessage. The expected bytes are built beside the text from the same tokens
+# (not by the code under test): whitespace dropped, <, >, &, U+2028, U+2029 escaped in strings.
+
+# Not "\n": a log line ends there. "\r" and "\t" are JSON whitespace inside a line.
+_SPACE = st.sampled_from(["", "", " ", "\r", "\t ", "\r\t  "])
+_HTML = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+@st.composite
+def _string_token(draw: st.DrawFn) -> tuple[str, str]:
+    """A JSON string token as some writer spelled it, and as Go's compaction writes it."""
+    text, expected = ['"'], ['"']
+    for c in draw(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=8)):
+        if c in '"\\' or ord(c) < 0x20:
+            spelled = draw(st.sampled_from([f"\\u{ord(c):04x}", f"\\u{ord(c):04X}"]))
+            if c == '"':
+                spelled = draw(st.sampled_from(['\\"', spelled]))
+            text.append(spelled)
+            expected.append(spelled)
+        elif c == "/" and draw(st.booleans()):
+            text.append("\\/")
+            expected.append("\\/")
+        elif draw(st.integers(0, 4)) == 0 and ord(c) < 0x10000:
+            spelled = f"\\u{ord(c):04x}"
+            text.append(spelled)
+            expected.append(spelled)
+        else:
+            text.append(c)
+            expected.append(_HTML.get(c, c))
+    text.append('"')
+    expected.append('"')
+    return "".join(text), "".join(expected)
+
+
+_number = st.sampled_from(
+    ["0", "-0", "1", "1.0", "1.50", "1e5", "1E+5", "2.5e-7", "-12", "12345678901234567890123"]
+)
+_literal = st.sampled_from(["true", "false", "null"])
+
+
+def _json_text(depth: int = 2) -> st.SearchStrategy[tuple[str, str]]:
+    scalar = st.one_of(
+        _number.map(lambda n: (n, n)), _literal.map(lambda n: (n, n)), _string_token()
+    )
+    if depth == 0:
+        return scalar
+
+    @st.composite
+    def container(draw: st.DrawFn) -> tuple[str, str]:
+        items = draw(st.lists(_json_text(depth - 1), max_size=3))
+        if draw(st.booleans()):
+            keys = draw(st.lists(_string_token(), min_size=len(items), max_size=len(items)))
+            members = [(k, v) for k, v in zip(keys, items, strict=True)]
+            text = (
+                "{"
+                + ",".join(
+                    draw(_SPACE) + k[0] + draw(_SPACE) + ":" + draw(_SPACE) + v[0] + draw(_SPACE)
+                    for k, v in members
+                )
+                + "}"
+            )
+            expected = "{" + ",".join(k[1] + ":" + v[1] for k, v in members) + "}"
+            return text, expected
+        text = "[" + ",".join(draw(_SPACE) + v[0] + draw(_SPACE) for v in items) + "]"
+        return text, "[" + ",".join(v[1] for v in items) + "]"
+
+    return st.one_of(scalar, container())
+
+
+@settings(max_examples=300, deadline=None)
+@given(_json_text(), _json_text())
+def test_raw_text_is_kept_and_compacted_as_go_does(
+    tool_input: tuple[str, str], data: tuple[str, str]
+) -> None:
+    line = (
+        '{"seq":3,"time":"2026-10-18T09:30:00+02:00","type":"message","message":{"message":'
+        '{"role":"assistant","parts":[{"type":"tool_call","tool_call":{"id":"c","name":"t",'
+        f'"input":{tool_input[0]}}}}}],"native":{{"provider":"p","model":"m","data":{data[0]}}}}},'
+        '"usage":{"input_tokens":1,"output_tokens":2}}}'
+    ).encode()
+    (entry,) = _read_one(line)
+    message = entry.payload.message
+    assert message.parts[0].tool_call.input == orjson.loads(tool_input[0])
+    assert message.parts[0].tool_call.input_json == tool_input[1].encode()
+    assert message.native.data_json == data[1].encode()
+    written = encode_entry(entry)
+    assert f'"input":{tool_input[1]}}}'.encode() in written
+    assert f'"data":{data[1]}}}'.encode() in written
+    (again,) = _read_one(written)
+    assert encode_entry(again) == written
+
+
+# Hypothesis: nil and empty slices, maps and time offsets survive writing and reading.
+
+_labels = st.lists(st.sampled_from(["a", "b", "private", "mail:x@example.com"]), max_size=3).map(
+    tuple
+)
+_nil_or = lambda s: st.one_of(st.just(NIL), s)  # noqa: E731
+_offsets = st.integers(-(23 * 60 + 59), 23 * 60 + 59).map(lambda m: m * 60)
+_times = st.none() | st.integers(0, 2**62)
+_errors = st.builds(
+    ModelError,
+    st.sampled_from(["rate_limited", "overloaded"]),
+    st.just("m"),
+    st.integers(0, 599),
+    _times,
+    _times,
+    _offsets,
+    _offsets,
+).map(
+    lambda e: ModelError(
+        e.kind,
+        e.message,
+        e.status,
+        e.retry_after_unix_nano,
+        e.resets_at_unix_nano,
+        e.retry_after_utc_offset_seconds if e.retry_after_unix_nano is not None else 0,
+        e.resets_at_utc_offset_seconds if e.resets_at_unix_nano is not None else 0,
+    )
+)
+_payloads = st.one_of(
+    st.builds(lambda p: MessageEntry(Message("user", p), Usage()), _nil_or(st.just(()))),
+    st.builds(LabelsEntry, _nil_or(_labels)),
+    st.builds(
+        PinsEntry,
+        st.one_of(
+            st.just(NIL_MAP), st.dictionaries(st.sampled_from("abc"), st.just("d"), max_size=2)
+        ),
+    ),
+    st.builds(
+        lambda ls, s: ToolResultEntry(ToolResult("c", "x"), display=Display("t", "b", ls, s)),
+        _nil_or(_labels),
+        _nil_or(st.just(())),
+    ),
+    st.builds(lambda ls: Outcome("completed", refused=(Refusal("c", "t", ls),)), _nil_or(_labels)),
+    st.builds(ModelErrorEntry, _errors, st.booleans()),
+    st.builds(lambda e: Outcome("model_error", error=e), _errors),
+    st.builds(
+        lambda d: MessageEntry(Message("assistant", (), Native("p", "m", d)), Usage()),
+        st.none() | st.integers() | st.text(max_size=4),
+    ),
+)
+_TYPES = {
+    MessageEntry: "message",
+    LabelsEntry: "labels",
+    PinsEntry: "pins",
+    ToolResultEntry: "tool_result",
+    Outcome: "run_ended",
+    ModelErrorEntry: "model_error",
+}
+
+
+# The fields Go writes as null when nil (not omitempty); an omitempty field reads back as NIL
+# whether it was () or NIL, as in Go, and both write the same.
+_NULLABLE = {
+    (Message, "parts"),
+    (LabelsEntry, "labels"),
+    (PinsEntry, "pins"),
+    (Display, "labels"),
+    (Display, "sources"),
+    (Refusal, "labels"),
+}
+
+
+def _nils(value: object) -> list[bool]:
+    """Where ``value`` holds NIL or NIL_MAP in a nullable field, as flags in field order."""
+    import dataclasses
+
+    flags: list[bool] = []
+    if dataclasses.is_dataclass(value):
+        for f in dataclasses.fields(value):
+            v = getattr(value, f.name)
+            if (type(value), f.name) in _NULLABLE:
+                flags.append(v is NIL or v is NIL_MAP)
+            flags.extend(_nils(v))
+    elif isinstance(value, tuple):
+        for v in value:
+            flags.extend(_nils(v))
+    return flags
+
+
+@settings(max_examples=300, deadline=None)
+@given(_payloads, _offsets)
+def test_nil_empty_and_offsets_survive_a_round_trip(payload: object, offset: int) -> None:
+    entry = Entry(7, 1_790_000_000_123_456_789, _TYPES[type(payload)], payload, offset)  # type: ignore[arg-type]
+    written = encode_entry(entry)
+    (read,) = _read_one(written)
+    assert read == entry
+    assert _nils(read) == _nils(entry)
+    if isinstance(payload, ModelErrorEntry):
+        assert read.payload.error == payload.error  # offsets included
+    assert encode_entry(read) == written
