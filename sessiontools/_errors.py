@@ -65,6 +65,11 @@ class LogError(SessionToolsError):
         self.problem = problem
         super().__init__(f"{name}: line {line} (byte {offset}): {problem}; {self.hint}")
 
+    def __reduce__(self) -> tuple[type[LogError], tuple[str, int, int, str]]:
+        # Rebuilt from its fields, so it crosses a process boundary (cost tables read logs
+        # in several processes).
+        return (type(self), (self.name, self.line, self.offset, self.problem))
+
 
 class DamagedLogError(LogError):
     """A line that is not complete JSON, with more lines after it (reading.md, "Damage").
@@ -104,6 +109,9 @@ class LabelError(SessionToolsError, ValueError):
         self.problem = problem
         super().__init__(f"{label!r} is not a label: {problem}")
 
+    def __reduce__(self) -> tuple[type[LabelError], tuple[str, str]]:
+        return (type(self), (self.label, self.problem))
+
 
 class PinError(SessionToolsError):
     """A tool definition whose digest is not the one the session pinned (Go's ``PinError``).
@@ -123,6 +131,9 @@ class PinError(SessionToolsError):
             "a session keeps the definitions it started with"
         )
 
+    def __reduce__(self) -> tuple[type[PinError], tuple[str, str, str]]:
+        return (type(self), (self.tool, self.pinned, self.got))
+
 
 class StoreError(SessionToolsError):
     """A store that cannot do what was asked (a write that failed, a closed store)."""
@@ -141,6 +152,9 @@ class StoreLockedError(StoreError):
             f"{path}: another writer holds this session file; wait until it closes it, "
             "or write to another file"
         )
+
+    def __reduce__(self) -> tuple[type[StoreLockedError], tuple[str]]:
+        return (type(self), (self.path,))
 
 
 class SessionToolsWarning(UserWarning):

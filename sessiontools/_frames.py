@@ -21,6 +21,8 @@ vectorised per (provider, model, UTC day, tier).
 
 from __future__ import annotations
 
+import concurrent.futures
+import contextlib
 import glob
 import math
 import os
@@ -254,37 +256,54 @@ def _check_usage(name: str, run: Run) -> None:
             check_counts(m.usage, f"{name}: seq {seq}")
 
 
-class _Builder:
-    """Fills the three frames' columns from runs."""
+class _LogRows:
+    """The rows of one log's runs, as plain lists (cheap to send between processes).
 
-    def __init__(self) -> None:
+    Run rows, tool call rows and model call rows are numbered within the log; the rows of
+    each run are contiguous, in run order (``call_counts``, ``tool_counts``).
+
+    Raises (the constructor):
+        UsageConventionError: a negative token count.
+    """
+
+    __slots__ = (
+        "call_counts",
+        "call_run",
+        "call_tool",
+        "calls",
+        "identities",
+        "reported_cost_usd",
+        "runs",
+        "tool_counts",
+        "tools",
+    )
+
+    def __init__(self, name: str, runs: Sequence[Run], closing: ClosingLine | None) -> None:
+        for run in runs:
+            _check_usage(name, run)
         self.calls = _Columns("model_calls")
         self.runs = _Columns("runs")
         self.tools = _Columns("tool_calls")
         self.call_run: list[int] = []  # each model call's run row
         self.call_tool: list[int] = []  # each model call's tool call row, -1 for a turn
-        self.reported: dict[int, float] = {}  # run row -> the cost a transcript reported
-        self.seen: dict[tuple[object, ...], int] = {}  # a run's identity -> its row
-
-    def add(self, name: str, runs: Sequence[Run], closing: ClosingLine | None) -> None:
-        """The runs of one log (a session, or a run's transcript).
-
-        Raises:
-            UsageConventionError: a negative token count; nothing of the log is added.
-        """
-        for run in runs:
-            _check_usage(name, run)
+        self.identities = [_identity(run) for run in runs]
+        self.call_counts: list[int] = []
+        self.tool_counts: list[int] = []
         conversation_id = default_conversation_id(name)
         for run in runs:
-            # The same run read twice (a session, and the transcript of one of its runs) is
-            # one run: the first read is kept.
-            key = _identity(run)
-            if key not in self.seen:
-                self.seen[key] = len(self.runs)
-                self._run(name, conversation_id, run)
-        if closing is not None and closing.cost_usd is not None and runs:
-            # A transcript holds one run's entries; its closing line prices that run.
-            self.reported[self.seen[_identity(runs[-1])]] = closing.cost_usd
+            calls_before, tools_before = len(self.calls), len(self.tools)
+            self._run(name, conversation_id, run)
+            self.call_counts.append(len(self.calls) - calls_before)
+            self.tool_counts.append(len(self.tools) - tools_before)
+        # A transcript holds one run's entries; its closing line prices that run.
+        self.reported_cost_usd = closing.cost_usd if closing is not None and runs else None
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        for name, value in zip(self.__slots__, state, strict=True):
+            setattr(self, name, value)
 
     def _call(
         self,
@@ -371,6 +390,68 @@ class _Builder:
         runs["tool_calls"].append(len(run.tool_calls))
         runs["failed_calls"].append(len(run.failed_calls))
         runs["labels"].append(run.labels)
+
+
+
+class _Builder:
+    """Fills the three frames' columns from the rows of each log, each run once."""
+
+    def __init__(self) -> None:
+        self.calls = _Columns("model_calls")
+        self.runs = _Columns("runs")
+        self.tools = _Columns("tool_calls")
+        self.call_run: list[int] = []  # each model call's run row
+        self.call_tool: list[int] = []  # each model call's tool call row, -1 for a turn
+        self.reported: dict[int, float] = {}  # run row -> the cost a transcript reported
+        self.seen: dict[tuple[object, ...], int] = {}  # a run's identity -> its row
+
+    def add(self, log: _LogRows) -> None:
+        """The rows of one log (a session, or a run's transcript). The same run read twice (a
+        session, and the transcript of one of its runs) is one run: the first read is kept."""
+        run_base, tool_base = len(self.runs), len(self.tools)
+        keep: list[int] = []
+        for i, key in enumerate(log.identities):
+            if key not in self.seen:
+                self.seen[key] = run_base + len(keep)
+                keep.append(i)
+        if len(keep) == len(log.identities):
+            for mine, theirs in (
+                (self.calls, log.calls),
+                (self.runs, log.runs),
+                (self.tools, log.tools),
+            ):
+                for name, values in mine.data.items():
+                    values.extend(theirs.data[name])
+            self.call_run.extend([r + run_base for r in log.call_run])
+            self.call_tool.extend([t + tool_base if t >= 0 else -1 for t in log.call_tool])
+        elif keep:
+            self._add_some(log, keep, run_base, tool_base)
+        if log.reported_cost_usd is not None and log.identities:
+            self.reported[self.seen[log.identities[-1]]] = log.reported_cost_usd
+
+    def _add_some(self, log: _LogRows, keep: list[int], run_base: int, tool_base: int) -> None:
+        call_starts = np.concatenate([[0], np.cumsum(log.call_counts)]).tolist()
+        tool_starts = np.concatenate([[0], np.cumsum(log.tool_counts)]).tolist()
+        call_rows: list[int] = []
+        tool_rows: list[int] = []
+        for i in keep:
+            call_rows.extend(range(call_starts[i], call_starts[i + 1]))
+            tool_rows.extend(range(tool_starts[i], tool_starts[i + 1]))
+        tool_to = {old: tool_base + new for new, old in enumerate(tool_rows)}
+        run_to = {old: run_base + new for new, old in enumerate(keep)}
+        for mine, theirs, rows in (
+            (self.calls, log.calls, call_rows),
+            (self.runs, log.runs, keep),
+            (self.tools, log.tools, tool_rows),
+        ):
+            for name, values in mine.data.items():
+                column = theirs.data[name]
+                if column:  # the columns frames() computes are empty until then
+                    values.extend([column[r] for r in rows])
+        self.call_run.extend([run_to[log.call_run[r]] for r in call_rows])
+        self.call_tool.extend(
+            [tool_to[log.call_tool[r]] if log.call_tool[r] >= 0 else -1 for r in call_rows]
+        )
 
     def frames(self, book: PriceBook) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
         """The three frames, priced; the runs' and tool calls' sums from their model calls."""
@@ -482,6 +563,7 @@ def read_costs(
     prices: PriceSource = None,
     skip_damaged: bool = False,
     progress: Callable[[str], None] | None = None,
+    workers: int | None = None,
 ) -> CostTables:
     """Read logs once into the three cost frames.
 
@@ -495,6 +577,10 @@ def read_costs(
         skip_damaged: when true, a log that cannot be read is skipped and listed in
             ``skipped`` instead of raising.
         progress: called with each log's name once it has been read (for a progress bar).
+        workers: how many processes read the logs. Default: one per available core (at
+            most ``MAX_WORKERS``) when there are at least ``PARALLEL_FROM`` files, else 1 (a
+            process pool costs more than it saves on a few files). The tables are the same
+            whatever the number: logs are taken in order.
 
     Returns:
         ``CostTables`` with ``model_calls``, ``runs`` and ``tool_calls`` (columns in
@@ -514,33 +600,90 @@ def read_costs(
     builder = _Builder()
     skipped: list[SkippedLog] = []
     said: list[str] = []
-    for item in find_logs(logs):
-        if isinstance(item, Session):
-            builder.add(item.name, item.runs, item.closing_line)  # a bad Session raises
-            said.extend(item.warnings)
+    items = find_logs(logs)
+    paths = [os.fspath(item) for item in items if not isinstance(item, Session)]
+    with _log_reads(paths, workers) as reads:
+        for item in items:
+            if isinstance(item, Session):
+                builder.add(_LogRows(item.name, item.runs, item.closing_line))  # may raise
+                said.extend(item.warnings)
+                if progress is not None:
+                    progress(item.name)
+                continue
+            read = next(reads)
+            name = read.name
+            try:
+                if read.error is not None:
+                    raise read.error
+                assert read.rows is not None
+                builder.add(read.rows)
+            except (LogError, UsageConventionError, OSError) as e:
+                if not skip_damaged:
+                    raise
+                problem = f"{name}: cannot read: {e}" if isinstance(e, OSError) else str(e)
+                skipped.append(SkippedLog(name, problem))
+            for category, message in read.warnings:
+                said.append(message)
+                warnings.warn(category(message), stacklevel=2)
             if progress is not None:
-                progress(item.name)
-            continue
-        name = os.fspath(item)
-        try:
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always", SessionToolsWarning)
-                with LogReader(item, name=name) as log:
-                    runs_read = list(iter_runs(log, SessionFold(name)))
-            builder.add(name, runs_read, log.closing_line)
-        except (LogError, UsageConventionError, OSError) as e:
-            if not skip_damaged:
-                raise
-            problem = f"{name}: cannot read: {e}" if isinstance(e, OSError) else str(e)
-            skipped.append(SkippedLog(name, problem))
-        for w in caught:
-            said.append(str(w.message))
-            warnings.warn(w.message, stacklevel=2)
-        if progress is not None:
-            progress(name)
+                progress(name)
     calls, runs_frame, tools = builder.frames(book)
     said.extend(_check_reported(runs_frame))
     return CostTables(calls, runs_frame, tools, tuple(skipped), tuple(said))
+
+
+#: ``read_costs`` reads in several processes from this many files on (see ``workers``).
+PARALLEL_FROM = 32
+#: ... and with at most this many processes.
+MAX_WORKERS = 8
+
+
+@dataclass(frozen=True, slots=True)
+class _LogRead:
+    """One log read into rows, in whichever process read it; or what went wrong."""
+
+    name: str
+    rows: _LogRows | None
+    warnings: tuple[tuple[type[Warning], str], ...]
+    error: LogError | UsageConventionError | OSError | None
+
+
+def _read_log(name: str) -> _LogRead:
+    """Read one log; what goes wrong is returned, to be raised (or skipped) in order."""
+    rows = None
+    error: LogError | UsageConventionError | OSError | None = None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SessionToolsWarning)
+        try:
+            with LogReader(name, name=name) as log:
+                runs_read = list(iter_runs(log, SessionFold(name)))
+            rows = _LogRows(name, runs_read, log.closing_line)
+        except (LogError, UsageConventionError, OSError) as e:
+            error = e
+    said = tuple((w.category, str(w.message)) for w in caught)
+    return _LogRead(name, rows, said, error)
+
+
+def _available_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+@contextlib.contextmanager
+def _log_reads(paths: list[str], workers: int | None) -> Iterator[Iterator[_LogRead]]:
+    """Each of ``paths`` read, in order: here, or by a pool of processes."""
+    if workers is None:
+        workers = min(_available_cores(), MAX_WORKERS) if len(paths) >= PARALLEL_FROM else 1
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, not {workers}")
+    if workers == 1 or len(paths) < 2:
+        yield map(_read_log, paths)
+        return
+    with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
+        chunk = max(1, min(16, len(paths) // (workers * 4)))
+        yield pool.map(_read_log, paths, chunksize=chunk)
 
 
 def _check_reported(runs: pd.DataFrame) -> Iterator[str]:

@@ -314,3 +314,69 @@ def test_cost_by_day_and_tool_values(log: Path) -> None:
     assert summarize["cost_usd"].item() == pytest.approx(sum(TOOL_USD))
     with pytest.raises(ValueError, match="cannot group by 'week'"):
         cost_by(calls, "week")
+
+
+def _many_logs(tmp_path: Path, copies: int) -> Path:
+    """``copies`` copies of every testdata log (damaged and torn ones included), named so that
+    a damaged log comes early."""
+    for i in range(copies):
+        for log in sorted(SESSIONS.glob("*.jsonl")):
+            (tmp_path / f"{i:02d}_{log.name}").write_bytes(log.read_bytes())
+    return tmp_path
+
+
+def test_several_processes_give_the_same_tables(tmp_path: Path) -> None:
+    logs = _many_logs(tmp_path, 3)  # 48 files: over PARALLEL_FROM, so the default is a pool
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        one = read_costs(logs, skip_damaged=True, workers=1)
+        seen: list[str] = []
+        pool = read_costs(logs, skip_damaged=True, progress=seen.append)
+        two = read_costs(logs, skip_damaged=True, workers=2)
+    assert seen == [str(p) for p in sorted(logs.glob("*.jsonl"))]  # in order
+    for tables in (pool, two):
+        for name in ("model_calls", "runs", "tool_calls"):
+            pd.testing.assert_frame_equal(getattr(tables, name), getattr(one, name))
+        assert tables.skipped == one.skipped
+        assert tables.warnings == one.warnings
+    assert len(one.skipped) == 3  # 05_damaged_middle_line, once per copy
+    assert len(one.model_calls) > 0
+
+
+def test_several_processes_raise_the_first_damage_in_order(tmp_path: Path) -> None:
+    logs = _many_logs(tmp_path, 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(DamagedLogError) as one:
+            read_costs(logs, workers=1)
+        with pytest.raises(DamagedLogError) as two:
+            read_costs(logs, workers=2)
+    assert str(two.value) == str(one.value)
+    assert "00_05_damaged_middle_line.jsonl: line 17" in str(one.value)
+
+
+def test_workers_must_be_positive(log: Path) -> None:
+    with pytest.raises(ValueError, match="workers must be at least 1"):
+        read_costs(log, workers=0)
+
+
+def test_a_log_that_grew_counts_only_its_new_runs(tmp_path: Path) -> None:
+    """A copy of a session taken after its second run, and the session later: the copy's runs
+    are counted once (first read kept), the later runs from the full log, and every run's
+    and tool call's sums still come from its own model calls."""
+    full = SESSIONS / "08_tool_model_calls.jsonl"
+    data = full.read_bytes()
+    lines = data.split(b"\n")
+    ends = [i for i, raw in enumerate(lines) if b'"type":"run_ended"' in raw]
+    assert len(ends) >= 2
+    early = tmp_path / "early.jsonl"
+    early.write_bytes(b"\n".join(lines[: ends[0] + 1]) + b"\n")
+    both = read_costs([early, full])
+    alone = read_costs(full)
+    assert both.runs["session"].tolist() == [str(early)] + [str(full)] * (len(alone.runs) - 1)
+    for frame, key in (("runs", "run_index"), ("tool_calls", "call_id")):
+        ours = getattr(both, frame).drop(columns=["session", "conversation_id"])
+        theirs = getattr(alone, frame).drop(columns=["session", "conversation_id"])
+        pd.testing.assert_frame_equal(ours, theirs, obj=f"{frame} by {key}")
+    assert both.model_calls["cost_usd"].sum() == pytest.approx(alone.model_calls["cost_usd"].sum())
+    assert len(both.model_calls) == len(alone.model_calls)
