@@ -392,7 +392,6 @@ class _LogRows:
         runs["labels"].append(run.labels)
 
 
-
 class _Builder:
     """Fills the three frames' columns from the rows of each log, each run once."""
 
