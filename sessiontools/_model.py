@@ -11,6 +11,14 @@ The rules are agentloop's (seed ``002_b8baa2d9a4d5bb0e.txt``) as design/reading.
   ``decision``, ``call_started`` and ``tool_result``. A call with no result when its run ended
   was cut off; the run that later settles it sees it again as a *resumed* call.
 - Labels accumulate: a ``labels`` entry's, an allowed decision's, a result's. None is removed.
+  A deny's labels are not added (the seed: a decision's labels are added "when the call is
+  allowed"). A *refused* result (its run's ``Outcome.refused`` names the call) does not give
+  the session its labels (``Agent.Forbid``: "the session does not take the label"); agentloop
+  writes a refused result without labels, and a log that gives one labels is read the same
+  way. Since a run says what it refused only when it ends, a result's labels reach the
+  session when its run ends (a crashed run refused nothing); ``label_sources`` still names
+  the first entry that gave each label. Decisions and results outside any run give labels
+  too: the session is its entries.
 
 ``SessionFold`` does this one entry at a time and hands out each run as it ends, so a log of
 any size folds in memory bounded by its largest run (the content of messages and results is
@@ -31,11 +39,12 @@ A start later than its end (a clock stepped back between two entries) is moved t
 
 from __future__ import annotations
 
+import os
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 from ._entries import (
     ZERO_USAGE,
@@ -43,18 +52,21 @@ from ._entries import (
     DecisionEntry,
     Entry,
     LabelsEntry,
+    Message,
     MessageEntry,
     ModelError,
     ModelErrorEntry,
     Outcome,
     PinsEntry,
     RunStartedEntry,
+    ToolCall,
     ToolResultEntry,
     UnknownEntry,
     Usage,
 )
-from ._errors import LogStructureWarning
+from ._errors import LogStructureWarning, PinError
 from ._reader import ClosingLine, LogReader, LogSource, TornTail
+from ._session import CallInfo, Conversation, View, conversation
 from ._values import fast_maker
 
 __all__ = [
@@ -67,6 +79,7 @@ __all__ = [
     "ToolModelCall",
     "Turn",
     "iter_runs",
+    "open_session",
     "read_session",
 ]
 
@@ -85,7 +98,10 @@ class Turn:
         model: the model that served the turn (the entry's ``model``, else ``native.model``).
         stop: why the response ended (``end_turn``, ``tool_use``, ``max_tokens``, ...).
         usage: what the call cost, in agentloop's four disjoint counts.
-        call_ids: the ids of the tool calls it asked for, in order.
+        call_ids: the ids of the tool calls it asked for, in order (Go's ``Turn.Calls``).
+        message_index: the turn's index in ``Session.messages()`` (Go's ``Turn.Message``):
+            every ``message`` entry before it in the log counts one, and so does each run of
+            ``tool_result`` entries gathered into one user message (``_session.conversation``).
     """
 
     seq: int
@@ -97,6 +113,7 @@ class Turn:
     stop: str
     usage: Usage
     call_ids: tuple[str, ...]
+    message_index: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,8 +174,8 @@ class ToolCallRecord:
             ``result_seq`` the entry's ``seq`` (``None`` without a result).
         refused: the run's ``Outcome.refused`` names it.
         resumed: it was asked for in an earlier run.
-        labels: the labels its decision (when allowed) and result in this run gave the
-            session, sorted.
+        labels: the labels its decision (when allowed) and result (unless refused) in this
+            run gave the session, sorted.
         model_calls: the model calls the tool made (``tool_result.usage``).
     """
 
@@ -308,6 +325,7 @@ class _RunFold:
         "last_seq",
         "last_time",
         "prev_wait_ns",
+        "result_labels",
         "start",
         "turns",
         "unresolved",
@@ -323,6 +341,8 @@ class _RunFold:
         self.failed: list[FailedCall] = []
         self.unresolved: list[int] = []  # failed calls waiting for a turn to name the model
         self.calls: dict[str, _RunCall] = {}
+        # results with labels, given to the session when the run ends unless refused
+        self.result_labels: list[tuple[_RunCall, int, tuple[str, ...]]] = []
 
 
 class SessionFold:
@@ -331,7 +351,8 @@ class SessionFold:
     ``feed(entry)`` returns the ``Run`` that entry ended, if any (a ``run_ended``; or a
     ``run_started`` after a run that crashed); ``finish()`` returns the run the log ended in,
     if it has no ``run_ended``. Meanwhile the session's ``labels``, ``label_sources``, ``pins``
-    and ``usage`` are kept up to date.
+    and ``usage`` are kept up to date (a result's labels as its run ends: see the module
+    docstring), and each turn is given its index in ``Session.messages()``.
 
     Args:
         name: what to call the log in warnings.
@@ -355,6 +376,10 @@ class SessionFold:
         self._request_model = ""
         self._run: _RunFold | None = None
         self._runs = 0
+        # Session.messages() so far: its length, and whether tool results are being gathered
+        # into one user message that the next message entry closes.
+        self._messages = 0
+        self._gathering = False
         self._handlers: dict[type, Callable[[_RunFold, Entry, Any], None]] = {
             MessageEntry: self._message,
             DecisionEntry: self._decision,
@@ -387,6 +412,17 @@ class SessionFold:
             if label not in self._label_set:
                 self._label_set.add(label)
                 self.label_sources[label] = source
+
+    def _add_late_labels(self, labels: Iterable[str], source: LabelSource) -> None:
+        """Labels given at ``source.seq`` and added only now, as their run ends: a label the
+        run's later entries gave the session first takes this earlier source."""
+        sources = self.label_sources
+        for label in labels:
+            if label not in self._label_set:
+                self._label_set.add(label)
+                sources[label] = source
+            elif sources[label].seq > source.seq:
+                sources[label] = source
 
     def _warn(self, what: str, entry: Entry, message: str) -> None:
         if what not in self._warned:
@@ -433,7 +469,8 @@ class SessionFold:
         return None
 
     def _outside(self, entry: Entry, payload: object) -> None:
-        """An entry outside any run: only the session's state changes."""
+        """An entry outside any run: in no run, but the session's state changes as it would
+        in one (its usage, labels, pins, the calls it opens or settles)."""
         if isinstance(payload, LabelsEntry | PinsEntry):
             self._session_entry(None, entry, payload)
             return
@@ -445,10 +482,36 @@ class SessionFold:
                 "run and no span",
             )
         if isinstance(payload, MessageEntry):
+            self._next_message()
             self._count(payload.usage)
+            if payload.message.role == "assistant":
+                for index, c in enumerate(payload.message.tool_calls):
+                    self._open_calls[c.id] = _Call(c.id, c.name, entry.seq, index)
         elif isinstance(payload, ToolResultEntry):
+            self._gathering = True
             for mu in payload.usage:
                 self._count(mu.usage)
+            call = self._open_calls.pop(payload.result.call_id, None)
+            if payload.labels:  # no run, so nothing refused it
+                tool = call.tool if call is not None else ""
+                source = LabelSource("tool", entry.seq, tool, payload.result.call_id)
+                self._add_labels(payload.labels, source)
+        elif isinstance(payload, DecisionEntry):
+            call = self._open_calls.get(payload.call_id)
+            if call is not None:
+                call.verdict = payload.verdict
+            if payload.verdict == "allow" and payload.labels:
+                source = LabelSource("tool", entry.seq, payload.tool, payload.call_id)
+                self._add_labels(payload.labels, source)
+
+    def _next_message(self) -> int:
+        """A message entry: its index in ``Session.messages()``."""
+        if self._gathering:  # the results before it are one user message
+            self._gathering = False
+            self._messages += 1
+        index = self._messages
+        self._messages = index + 1
+        return index
 
     def _session_entry(
         self, run: _RunFold | None, entry: Entry, payload: LabelsEntry | PinsEntry
@@ -460,8 +523,13 @@ class SessionFold:
                 self.pins.setdefault(tool, digest)
 
     def _message(self, run: _RunFold, entry: Entry, payload: MessageEntry) -> None:
+        index = self._messages  # _next_message, inline: this is the hot path
+        if self._gathering:
+            self._gathering = False
+            index += 1
+        self._messages = index + 1
         if payload.message.role == "assistant":
-            self._turn(run, entry, payload)
+            self._turn(run, entry, payload, index)
 
     def _started(self, run: _RunFold, entry: Entry, payload: CallStartedEntry) -> None:
         rc = self._run_call(run, entry, payload.call_id, "")
@@ -480,7 +548,7 @@ class SessionFold:
             start += run.prev_wait_ns
         return min(start, entry.time_unix_nano)
 
-    def _turn(self, run: _RunFold, entry: Entry, payload: MessageEntry) -> None:
+    def _turn(self, run: _RunFold, entry: Entry, payload: MessageEntry, index: int) -> None:
         native = payload.message.native
         provider = native.provider if native is not None else ""
         native_model = native.model if native is not None else ""
@@ -498,6 +566,7 @@ class SessionFold:
                 payload.stop,
                 payload.usage,
                 tuple([c.id for c in calls]),
+                index,
             )
         )
         self._count(payload.usage)
@@ -566,6 +635,7 @@ class SessionFold:
             )
 
     def _result(self, run: _RunFold, entry: Entry, payload: ToolResultEntry) -> None:
+        self._gathering = True
         rc = self._run_call(run, entry, payload.result.call_id, "")
         rc.result_time = entry.time_unix_nano
         rc.result_seq = entry.seq
@@ -577,19 +647,18 @@ class SessionFold:
             )
             for mu in payload.usage:
                 self._count(mu.usage)
-        if payload.labels:
-            rc.labels = (
-                set(payload.labels) if rc.labels is None else rc.labels | set(payload.labels)
-            )
-            self._add_labels(
-                payload.labels,
-                LabelSource("tool", entry.seq, rc.call.tool, payload.result.call_id),
-            )
+        if payload.labels:  # given as the run ends, unless the run refused the result
+            run.result_labels.append((rc, entry.seq, payload.labels))
         self._open_calls.pop(payload.result.call_id, None)
 
     def _close(self, run: _RunFold, outcome: Outcome | None) -> Run:
         end_time = run.last_time
         refused = {r.call_id for r in outcome.refused} if outcome is not None else set()
+        for rc, seq, labels in run.result_labels:
+            call = rc.call
+            if call.call_id not in refused:
+                rc.add_labels(labels)
+                self._add_late_labels(labels, LabelSource("tool", seq, call.tool, call.call_id))
         records = []
         for rc in run.calls.values():
             end = rc.result_time if rc.result_time is not None else end_time
@@ -683,31 +752,171 @@ def iter_runs(entries: Iterable[Entry], fold: SessionFold | None = None) -> Iter
 
 @dataclass(frozen=True, slots=True)
 class Session:
-    """A whole session log, read and folded.
+    """A whole session: its entries, and everything derived from them (Go's ``Session``).
+
+    Go's getters are attributes here, computed once as the log is read: ``Entries()`` is
+    ``entries``, ``Labels()`` ``labels``, ``LabelSources()`` ``label_sources``, ``Pins()``
+    ``pins`` and ``Usage()`` ``usage``. What is derived on demand is a method, computed on
+    first use and kept: ``messages()``, ``pending()``, ``call(id)``, ``turns()``, ``view()``,
+    and ``check_pins(pins)``. Go's ``AddLabels`` has no counterpart: a ``Session`` is read,
+    never written. ``runs`` is this package's own (reading.md, "The session model").
+
+    **Equality.** A session is its entries and nothing else (the seed), so ``==`` compares
+    ``entries`` and what is derived from them (``runs``, ``labels``, ``label_sources``,
+    ``pins``, ``usage``), and not how it was read: ``name``, ``torn_tail``, ``closing_line``
+    and ``warnings`` are left out, as is each entry's ``line``. So a session reopened from its
+    store (``open_session``), or read from the file (``read_session``), or made from the same
+    entries (``from_entries``), equals the session that was closed; a torn last line, which
+    was never an entry, changes nothing.
 
     Attributes:
         name: the log's name in messages (its path, or ``<stdin>``).
         entries: every entry, in order.
         runs: every run, in order, crashed ones included.
-        labels: the labels the session holds, sorted.
-        label_sources: for each label, the entry that first gave it.
-        pins: the tool definition digests the session pinned, by tool name.
-        usage: what every model call of the session cost, its tools' included.
+        labels: the labels the session holds, sorted (Go's ``Labels``).
+        label_sources: for each label, the entry that first gave it (Go's ``LabelSources``).
+        pins: the tool definition digests the session pinned, by tool name; the first pin of
+            a tool is kept, as a pin is never changed (Go's ``Pins``).
+        usage: what every model call of the session cost, the model calls its tools made
+            (``tool_result.usage``) included, refused results' too (Go's ``Usage``).
         torn_tail: the ignored last line, if the last write was cut short.
         closing_line: a transcript's closing outcome line, if the log is a transcript.
         warnings: the warnings given while reading, one line each.
     """
 
-    name: str
+    name: str = field(compare=False)
     entries: tuple[Entry, ...]
     runs: tuple[Run, ...]
     labels: tuple[str, ...]
     label_sources: Mapping[str, LabelSource]
     pins: Mapping[str, str]
     usage: Usage
-    torn_tail: TornTail | None
-    closing_line: ClosingLine | None
-    warnings: tuple[str, ...]
+    torn_tail: TornTail | None = field(compare=False)
+    closing_line: ClosingLine | None = field(compare=False)
+    warnings: tuple[str, ...] = field(compare=False)
+    _memo: dict[str, Any] = field(
+        default_factory=dict, init=False, repr=False, compare=False, hash=False
+    )
+
+    @classmethod
+    def from_entries(cls, entries: Iterable[Entry], *, name: str = "<entries>") -> Session:
+        """The session that ``entries`` (a log's, in order) are (Go's ``OpenSession`` on a
+        store holding them). No entries make a new, empty session.
+
+        Warns:
+            LogStructureWarning: see ``SessionFold``.
+        """
+        kept = tuple(entries)
+        fold = SessionFold(name)
+        runs = tuple(iter_runs(kept, fold))
+        return _session(name, kept, runs, fold, None, None, [])
+
+    def _conversation(self) -> Conversation:
+        memo = self._memo
+        found = memo.get("conversation")
+        if found is None:
+            found = memo["conversation"] = conversation(self.entries)
+        return cast(Conversation, found)
+
+    def messages(self) -> tuple[Message, ...]:
+        """The conversation (Go's ``Messages``): each ``message`` entry is one message, and the
+        results that follow an assistant turn are gathered into one user message of
+        ``tool_result`` parts, in the order of that turn's calls. While calls are pending it
+        holds the results so far. The rules in full: ``_session.conversation``.
+        """
+        return self._conversation().messages
+
+    def pending(self) -> tuple[ToolCall, ...]:
+        """The calls of the last assistant turn that have no result yet, in order (Go's
+        ``Pending``). A resumed run settles exactly these."""
+        return self._conversation().pending
+
+    def call(self, call_id: str) -> CallInfo:
+        """What the session knows about one call (Go's ``Call``): the call, its latest
+        decision, whether it started and finished, and its result.
+
+        Raises:
+            KeyError: the session never saw ``call_id`` (Go returns ``false``).
+        """
+        try:
+            return self._conversation().calls[call_id]
+        except KeyError:
+            raise KeyError(call_id) from None
+
+    def turns(self) -> tuple[Turn, ...]:
+        """The assistant turns, with the stop of each (Go's ``Turns``): every run's turns, in
+        order. Each ``Turn.message_index`` is its index in ``messages()``.
+
+        An assistant ``message`` entry outside any run (no ``run_started`` before it; the
+        fold warns) is in ``messages()``, and counted in the indexes, but it is no turn: the
+        turns are the runs' model calls.
+        """
+        found = self._memo.get("turns")
+        if found is None:
+            found = self._memo["turns"] = tuple(t for run in self.runs for t in run.turns)
+        return cast(tuple[Turn, ...], found)
+
+    def view(self) -> View:
+        """The session as a policy sees it (Go's ``View``): the labels it holds."""
+        return View(self.labels)
+
+    def check_pins(self, pins: Mapping[str, str]) -> None:
+        """Raise ``PinError`` for the first tool, by name, whose digest in ``pins`` differs
+        from the one the session pinned (Go's ``CheckPins``). A tool the session has not
+        pinned passes.
+
+        Raises:
+            PinError: ``tool``, the digest the session ``pinned``, the one given (``got``).
+        """
+        mine = self.pins
+        for tool in sorted(pins):
+            pinned = mine.get(tool)
+            if pinned is not None and pinned != pins[tool]:
+                raise PinError(tool, pinned, pins[tool])
+
+
+class _Store(Protocol):
+    """What ``open_session`` needs of a store: Go's ``Store``, its reading half."""
+
+    def load(self) -> Sequence[Entry]:
+        """Every entry, in order."""
+        ...
+
+
+def open_session(store: _Store) -> Session:
+    """Rebuild a session from a store (Go's ``OpenSession``): ``Session.from_entries`` on
+    ``store.load()``, named after ``store.path`` when the store has one (else ``<store>``).
+    An empty store makes a new, empty session.
+
+    Raises:
+        Whatever ``store.load()`` raises (a damaged log: ``LogError``).
+    """
+    path = getattr(store, "path", None)
+    name = os.fspath(path) if path is not None else "<store>"
+    return Session.from_entries(store.load(), name=name)
+
+
+def _session(
+    name: str,
+    entries: tuple[Entry, ...],
+    runs: tuple[Run, ...],
+    fold: SessionFold,
+    torn_tail: TornTail | None,
+    closing_line: ClosingLine | None,
+    read_warnings: list[str],
+) -> Session:
+    return Session(
+        name,
+        entries,
+        runs,
+        fold.labels,
+        MappingProxyType(dict(fold.label_sources)),
+        MappingProxyType(dict(fold.pins)),
+        fold.usage,
+        torn_tail,
+        closing_line,
+        tuple(read_warnings + fold.warnings),
+    )
 
 
 def read_session(source: LogSource, *, name: str | None = None) -> Session:
@@ -729,17 +938,14 @@ def read_session(source: LogSource, *, name: str | None = None) -> Session:
     with LogReader(source, name=name) as reader:
         fold = SessionFold(reader.name)
         runs = list(iter_runs(_keep(reader, entries), fold))
-    return Session(
+    return _session(
         reader.name,
         tuple(entries),
         tuple(runs),
-        fold.labels,
-        MappingProxyType(dict(fold.label_sources)),
-        MappingProxyType(dict(fold.pins)),
-        fold.usage,
+        fold,
         reader.torn_tail,
         reader.closing_line,
-        tuple(reader.warnings + fold.warnings),
+        reader.warnings,
     )
 
 

@@ -1,0 +1,324 @@
+"""agentloop's ``Session`` API in Python: the conversation, the state of each call, labels.
+
+The seed (``002_b8baa2d9a4d5bb0e.txt``) says a session "is the entries of a Store and nothing
+else: the conversation, the labels, the usage and the state of every tool call are derived
+from them". ``conversation(entries)`` derives the conversation and the calls; ``Session`` (in
+``_model``) gives them as ``messages()``, ``pending()`` and ``call(id)``. Labels, pins and
+usage come from ``SessionFold``.
+
+Also here: Go's ``Decision``, ``CallInfo`` and ``View``, and the label rules (``CheckLabel``,
+``CheckLabels``, ``Forbidden``, ``UnionLabels``) and ``DisplayID``, with the same meaning.
+
+Where the seed is silent, the choice made is said where it applies, marked **Chosen**.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from ._entries import (
+    CallStartedEntry,
+    DecisionEntry,
+    Entry,
+    Message,
+    MessageEntry,
+    Part,
+    ToolCall,
+    ToolResult,
+    ToolResultEntry,
+)
+from ._errors import LabelError
+
+__all__ = [
+    "FORBIDDEN_DECISION",
+    "LABEL_SEED",
+    "LABEL_TOOL",
+    "MAX_LABEL_BYTES",
+    "REFUSED_RESULT",
+    "CallInfo",
+    "Conversation",
+    "Decision",
+    "View",
+    "check_label",
+    "check_labels",
+    "conversation",
+    "display_id",
+    "forbidden",
+    "union_labels",
+]
+
+#: Where a label can come from, other than a tool call: the agent's starting labels.
+LABEL_SEED = "seed"
+#: Where a label can come from: a tool call's decision or result.
+LABEL_TOOL = "tool"
+#: The longest a label may be, in bytes (Go's ``MaxLabelBytes``).
+MAX_LABEL_BYTES = 100
+#: The reason recorded for a call whose decision would have given the session a label it may
+#: not hold (Go's ``ForbiddenDecision``).
+FORBIDDEN_DECISION = "This call would give the session a label it may not hold, so it was not run."
+#: What the model is told in place of a refused tool result (Go's ``RefusedResult``).
+REFUSED_RESULT = "This result was refused: it carries a label this session may not hold."
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """A verdict with the reason and labels that go with it (Go's ``Decision``).
+
+    Attributes:
+        verdict: ``allow`` or ``deny``.
+        reason: shown to the model on deny, and recorded always.
+        labels: added to the session when the call is allowed, before its result exists. A
+            deny's labels are not added (a deny with labels is a call that would have given
+            the session a label it may not hold, ``FORBIDDEN_DECISION``).
+    """
+
+    verdict: str
+    reason: str = ""
+    labels: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CallInfo:
+    """What the session knows about one tool call (Go's ``CallInfo``).
+
+    Attributes:
+        call: the ``ToolCall`` the model asked for. **Chosen:** for a call the session saw
+            only through a ``decision``, ``call_started`` or ``tool_result`` (a transcript that
+            settles a call asked for before it), ``ToolCall(id, tool, None)``: the tool named
+            by its decision, else ``""``, and no input.
+        decision: the latest decision on the call; ``None`` until it is checked.
+        started: a ``call_started`` for it was written (the tool was about to run).
+        finished: it has a result.
+        result: the result, once ``finished``. **Chosen:** the latest, should a log hold two.
+    """
+
+    call: ToolCall
+    decision: Decision | None
+    started: bool
+    finished: bool
+    result: ToolResult | None
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """The session as a policy sees it (Go's ``View``): the labels it holds, sorted."""
+
+    labels: tuple[str, ...]
+
+    def has(self, label: str) -> bool:
+        """Whether the session holds ``label`` (compared exactly, byte for byte)."""
+        return label in self.labels
+
+
+# Labels.
+
+_LABEL = re.compile(r"[a-z0-9][a-z0-9_.:@/+\-]*")
+_FIRST = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+_REST = _FIRST | frozenset("_.:@/+-")
+
+
+def check_label(label: str) -> None:
+    """Raise ``LabelError`` when ``label`` is not a label (Go's ``CheckLabel``).
+
+    A label is 1 to ``MAX_LABEL_BYTES`` (100) bytes of UTF-8, starting with a lower-case
+    letter or digit and continuing with lower-case letters, digits and ``_ . : @ / + -``, all
+    ASCII. Nothing else is allowed, so case, spacing, invisible, bidi and lookalike variants of
+    a name cannot exist, and a forbid list cannot miss one by a byte.
+
+    Raises:
+        LabelError: why it is not a label (empty, too long, or the first character that may
+            not be where it is, with its byte offset).
+        TypeError: ``label`` is not a ``str``.
+    """
+    if not isinstance(label, str):
+        raise TypeError(f"a label is a str, not {type(label).__name__}")
+    if len(label) <= MAX_LABEL_BYTES and _LABEL.fullmatch(label):
+        return  # all ASCII, so characters are bytes
+    if not label:
+        raise LabelError(label, "it is empty")
+    size = len(label.encode("utf-8", "surrogatepass"))
+    if size > MAX_LABEL_BYTES:
+        raise LabelError(label, f"it is {size} bytes, more than {MAX_LABEL_BYTES}")
+    if label[0] not in _FIRST:
+        raise LabelError(
+            label, f"it starts with {label[0]!r}; a label starts with a lower-case letter or digit"
+        )
+    for i, ch in enumerate(label):
+        if ch not in _REST:  # every character before it is ASCII: i is its byte offset
+            raise LabelError(
+                label,
+                f"{ch!r} at byte {i}; a label holds only lower-case letters, digits and "
+                "_ . : @ / + -",
+            )
+    raise AssertionError("unreachable: the label matched no rule")  # pragma: no cover
+
+
+def check_labels(labels: Iterable[str]) -> None:
+    """Raise the first ``LabelError`` ``check_label`` gives for ``labels`` (Go's
+    ``CheckLabels``); nothing when all are labels, or there are none."""
+    for label in _label_list(labels, "labels"):
+        check_label(label)
+
+
+def forbidden(labels: Iterable[str], forbid: Iterable[str]) -> tuple[str, ...]:
+    """The labels in ``labels`` that ``forbid`` names, sorted, with no repeats (Go's
+    ``Forbidden``): what a session given ``labels`` would hold that it may not. ``()`` when
+    there are none (Go: empty, never nil)."""
+    held = set(_label_list(labels, "labels"))
+    return tuple(sorted(held.intersection(_label_list(forbid, "forbid"))))
+
+
+def union_labels(*ls: Iterable[str]) -> tuple[str, ...]:
+    """The sorted set of the labels in all of ``ls`` (Go's ``UnionLabels``).
+
+    Sorted by code point, which for labels (ASCII) is Go's byte order.
+    """
+    out: set[str] = set()
+    for labels in ls:
+        out.update(_label_list(labels, "each argument"))
+    return tuple(sorted(out))
+
+
+def _label_list(labels: Iterable[str], what: str) -> Iterable[str]:
+    if isinstance(labels, str):
+        raise TypeError(f"{what} must be a collection of labels, not one str ({labels!r})")
+    return labels
+
+
+# DisplayID.
+
+#: **Chosen** (the seed says "short"): at most this many characters are kept as they are.
+DISPLAY_ID_MAX = 64
+#: **Chosen** (the seed says "the start"): how many hex digits of the sha256 are kept.
+DISPLAY_ID_HASH_DIGITS = 16
+
+_DISPLAY_ID = re.compile(rf"[A-Za-z0-9_\-]{{1,{DISPLAY_ID_MAX}}}")
+
+
+def display_id(call_id: str) -> str:
+    """The name a call's display is kept under (Go's ``DisplayID``); a safe path segment.
+
+    The seed: "the call id in lower case when that is a short run of letters, digits, _ and -,
+    and otherwise "call-" and the start of the id's sha256". agentloop's source was not found,
+    so "short" and "the start" are **guesses**: 1 to ``DISPLAY_ID_MAX`` (64) ASCII letters,
+    digits, ``_`` and ``-`` are kept, lower-cased; anything else (the empty id included) is
+    ``"call-"`` and the first ``DISPLAY_ID_HASH_DIGITS`` (16) lower-case hex digits of the
+    sha256 of the id's UTF-8 bytes.
+
+    >>> display_id("toolu_01ABC")
+    'toolu_01abc'
+    """
+    if _DISPLAY_ID.fullmatch(call_id):
+        return call_id.lower()
+    digest = hashlib.sha256(call_id.encode("utf-8", "surrogatepass")).hexdigest()
+    return "call-" + digest[:DISPLAY_ID_HASH_DIGITS]
+
+
+# The conversation.
+
+
+@dataclass(frozen=True, slots=True)
+class Conversation:
+    """What ``conversation(entries)`` derives: see there."""
+
+    messages: tuple[Message, ...]
+    calls: Mapping[str, CallInfo]
+    pending: tuple[ToolCall, ...]
+
+
+class _CallState:
+    __slots__ = ("call", "decision", "finished", "result", "started")
+
+    def __init__(self, call: ToolCall) -> None:
+        self.call = call
+        self.decision: Decision | None = None
+        self.started = False
+        self.finished = False
+        self.result: ToolResult | None = None
+
+
+def conversation(entries: Iterable[Entry]) -> Conversation:
+    """The conversation and the state of every call, from a session's entries, in order.
+
+    **messages** (Go's ``Session.Messages``): each ``message`` entry is one message, as it is
+    in the entry. The ``tool_result`` entries that follow an assistant turn, up to the next
+    ``message`` entry, are gathered into one user message (role ``user``, one part of type
+    ``tool_result`` per result, holding its ``ToolResult``), in the order of that turn's calls.
+    Entries of other types in between (``decision``, ``call_started``, ``run_ended``,
+    ``run_started``, ``labels``...) do not break the gathering: a call a crashed run left open
+    is settled by the next run, and its result joins the results of its turn. While calls are
+    pending the conversation holds the results so far, so it can end in an assistant turn or a
+    partial results message: "not yet one a model can take" (the seed).
+
+    **Chosen** where the seed is silent: a result whose call is not one of that turn's (or that
+    follows no assistant turn, as at the start of a transcript) is kept, after the turn's
+    results, in log order; two results for one call are both kept, in log order. The message's
+    ``native`` is ``None``.
+
+    **pending** (Go's ``Session.Pending``): the calls of the last assistant turn that have no
+    result yet, in order. A resumed run settles exactly these.
+
+    **calls** (Go's ``Session.Call``), by id: the ``CallInfo`` of every call the session saw,
+    in any entry. **Chosen:** an id asked for again by a later assistant turn starts afresh
+    (no decision, not started, not finished): the newer call is the one the id names.
+    """
+    messages: list[Message] = []
+    calls: dict[str, _CallState] = {}
+    turn: tuple[ToolCall, ...] = ()  # the last assistant turn's calls
+    order: dict[str, int] = {}  # their ids' indexes
+    results: list[ToolResult] = []  # gathered since that turn
+
+    def gather() -> None:
+        if results:
+            last = len(order)
+            ordered = sorted(results, key=lambda r: order.get(r.call_id, last))  # stable
+            parts = tuple(Part("tool_result", tool_result=r) for r in ordered)
+            messages.append(Message("user", parts))
+            results.clear()
+
+    def state(call_id: str, tool: str = "") -> _CallState:
+        st = calls.get(call_id)
+        if st is None:
+            st = calls[call_id] = _CallState(ToolCall(call_id, tool, None))
+        elif tool and not st.call.name:
+            st.call = ToolCall(call_id, tool, st.call.input)
+        return st
+
+    for entry in entries:
+        payload = entry.payload
+        if isinstance(payload, MessageEntry):
+            gather()
+            message = payload.message
+            messages.append(message)
+            if message.role == "assistant":
+                turn = message.tool_calls
+                order = {}
+                for index, call in enumerate(turn):
+                    order.setdefault(call.id, index)
+                    calls[call.id] = _CallState(call)
+        elif isinstance(payload, ToolResultEntry):
+            result = payload.result
+            results.append(result)
+            st = state(result.call_id)
+            st.finished = True
+            st.result = result
+        elif isinstance(payload, DecisionEntry):
+            st = state(payload.call_id, payload.tool)
+            st.decision = Decision(payload.verdict, payload.reason, tuple(payload.labels))
+        elif isinstance(payload, CallStartedEntry):
+            state(payload.call_id).started = True
+    gather()
+    return Conversation(
+        tuple(messages),
+        MappingProxyType(
+            {
+                call_id: CallInfo(st.call, st.decision, st.started, st.finished, st.result)
+                for call_id, st in calls.items()
+            }
+        ),
+        tuple(call for call in turn if not calls[call.id].finished),
+    )
