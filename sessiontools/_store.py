@@ -37,9 +37,10 @@ from typing import Protocol, runtime_checkable
 
 import orjson
 
-from ._entries import Entry
+from ._entries import Entry, is_entry_shaped
 from ._errors import StoreError, StoreLockedError
 from ._gojson import encode_entry
+from ._rawjson import loads
 from ._reader import LogReader
 
 __all__ = ["FileStore", "MemoryStore", "Store"]
@@ -389,6 +390,12 @@ class FileStore:
             if last is not None and not _is_complete_json(last[1]):
                 size = last[0]
                 os.ftruncate(fd, size)
+            elif last is not None and not is_entry_shaped(loads(last[1])):
+                raise StoreError(
+                    f"{self.path}: the last line is not an entry but a transcript's closing "
+                    "outcome line (what `agentloop run` prints); a transcript cannot be "
+                    "appended to: write to the session file itself"
+                )
             self._newline_due = size > 0 and _pread_exact(fd, 1, size - 1) != b"\n"
         except OSError as e:
             raise StoreError(

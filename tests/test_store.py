@@ -734,3 +734,17 @@ def test_memory_behaves_like_a_file(tmp_path: Path) -> None:
     (_, loaded) = memory.load()
     # Written as Go writes it, a lone surrogate comes back as U+FFFD.
     assert loaded == _tool_call_entry({"text": "lone \ufffd surrogate"})
+
+
+def test_a_transcript_is_not_appended_to(tmp_path: Path) -> None:
+    """A transcript ends with its closing outcome line, which is not an entry: an entry
+    appended after it would leave that line in the middle, and the log unreadable."""
+    path = tmp_path / "transcript.jsonl"
+    original = (SESSIONS / "06_transcript.jsonl").read_bytes()
+    path.write_bytes(original)
+    entries = read_log(path)
+    store = FileStore(path)
+    with pytest.raises(StoreError, match=r"closing outcome line.*cannot be appended to"):
+        store.append(entries[-1])
+    assert path.read_bytes() == original
+    assert not store.holds_lock
