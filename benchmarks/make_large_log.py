@@ -21,9 +21,12 @@ loop of the agentloop seed (``002_b8baa2d9a4d5bb0e.txt``):
   by ``max_tokens`` or refused; about one in seventy crashes (no ``run_ended``), and the next run
   settles the call it left running.
 
-Entries are the typed values of ``sessiontools._entries``, written by
-``sessiontools._gojson.encode_entry`` exactly as Go writes them, one per line, as they are made:
-memory stays flat whatever the size. The output depends only on ``--seed`` and ``--size-mb``:
+Entries are built with ``sessiontools.SessionBuilder`` (``sessiontools._builder``), which numbers
+them, gives each its UTC offset and computes each ``run_ended`` from what its run did; this
+script draws every time, id and word and gives them to the builder. The builder keeps no
+entries: each goes, as it is made, to a sink that writes it with
+``sessiontools._gojson.encode_entry`` exactly as Go writes it, so memory stays flat whatever the
+size. The output depends only on ``--seed`` and ``--size-mb``:
 every random choice comes from one ``random.Random(seed)``, and times advance from a fixed start
 (2026-10-19, Europe/Berlin, so a long log crosses the end of summer time and mixes offsets).
 """
@@ -36,34 +39,15 @@ import random
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
 import orjson
 
-from sessiontools._entries import (
-    CallStartedEntry,
-    DecisionEntry,
-    Entry,
-    LabelsEntry,
-    Message,
-    MessageEntry,
-    ModelError,
-    ModelErrorEntry,
-    ModelUsage,
-    Native,
-    Outcome,
-    Part,
-    Payload,
-    PinsEntry,
-    Refusal,
-    RunStartedEntry,
-    ToolCall,
-    ToolResult,
-    ToolResultEntry,
-    Usage,
-)
+from sessiontools import FORBIDDEN_DECISION, REFUSED_RESULT
+from sessiontools._builder import SessionBuilder
+from sessiontools._entries import Entry, ModelError, ModelUsage, ToolCall, Usage
 from sessiontools._gojson import encode_entry
 
 MS = 1_000_000  # nanoseconds
@@ -73,8 +57,8 @@ START_UNIX_NANO = 1_792_393_920 * SECOND
 #: 2026-10-25T01:00:00Z: Europe/Berlin goes from +02:00 to +01:00.
 DST_END_UNIX_NANO = 1_792_890_000 * SECOND
 
-FORBIDDEN_DECISION = "This call would give the session a label it may not hold, so it was not run."
-REFUSED_RESULT = "This result was refused: it carries a label this session may not hold."
+#: What the model is told of a call that was running when its run crashed: this generator's
+#: words (the builder's default, SETTLED_RESULT, is testdata's).
 SETTLED_RESULT = (
     "This call was running when the previous run stopped. It may or may not have taken effect;"
     " check before running it again."
@@ -443,13 +427,6 @@ class _ToolOutput:
     latency_ms: tuple[float, float] = (2.0, 40.0)
 
 
-@dataclass(slots=True)
-class _PlannedCall:
-    id: str
-    name: str
-    input: dict[str, Any]
-
-
 TOOLS = (
     ("read_file", 0.28),
     ("run_command", 0.22),
@@ -490,41 +467,70 @@ COMMANDS = (
 )
 
 
+class _Sink:
+    """Where the builder puts each entry: Go's line, written at once, its bytes counted."""
+
+    __slots__ = ("bytes", "out")
+
+    def __init__(self, out: BinaryIO) -> None:
+        self.out = out
+        self.bytes = 0
+
+    def append(self, entry: Entry) -> None:
+        line = encode_entry(entry) + b"\n"
+        self.out.write(line)
+        self.bytes += len(line)
+
+
+def _berlin_offset(unix_nano: int) -> int:
+    """Europe/Berlin's UTC offset in seconds, in the weeks around the end of summer time."""
+    return 7200 if unix_nano < DST_END_UNIX_NANO else 3600
+
+
 class _Session:
     """Writes one session, entry by entry."""
 
     def __init__(self, rng: random.Random, out: BinaryIO) -> None:
         self.rng = rng
-        self.out = out
         self.pools = _Pools.make(rng)
-        self.seq = 0
+        self.sink = _Sink(out)
+        # Every entry's time is drawn here (`_after`) and given to the builder as `at`.
+        self.log = SessionBuilder(
+            START_UNIX_NANO, zone=_berlin_offset, jitter=False, store=self.sink, keep=False
+        )
+        #: The clock: the latest entry's time, in Unix nanoseconds.
         self.now = START_UNIX_NANO
-        self.bytes = 0
         self.runs = 0
         self.crashed = 0
         self.tool_calls = 0
         #: Calls a crashed run left open, for the next run to settle: (call, started).
-        self.pending: list[tuple[_PlannedCall, bool]] = []
+        self.pending: list[tuple[ToolCall, bool]] = []
         self.labels: set[str] = set()
 
-    # Writing.
+    @property
+    def bytes(self) -> int:
+        """The bytes written so far."""
+        return self.sink.bytes
 
-    def _write(self, etype: str, payload: Payload, after_ms: tuple[float, float]) -> None:
+    @property
+    def seq(self) -> int:
+        """The next entry's seq: how many entries were written."""
+        return self.log.seq
+
+    def _after(self, after_ms: tuple[float, float]) -> int:
+        """The next entry's time: ``lo`` to ``hi`` milliseconds after the latest entry's, and
+        up to a microsecond more."""
         lo, hi = after_ms
         self.now += int(self.rng.uniform(lo, hi) * MS) + self.rng.randrange(1000)
-        offset = 7200 if self.now < DST_END_UNIX_NANO else 3600
-        line = encode_entry(Entry(self.seq, self.now, etype, payload, offset)) + b"\n"
-        self.out.write(line)
-        self.bytes += len(line)
-        self.seq += 1
+        return self.now
 
     def header(self) -> None:
         """The session's starting labels and pins, before any run."""
         labels = ("repo:acme/api", "workspace")
         self.labels.update(labels)
-        self._write("labels", LabelsEntry(labels, "seed"), (0, 0))
+        self.log.labels(*labels, at=self._after((0, 0)))
         pins = {name: "sha256:" + _ident(self.rng, HEX, 64) for name, _ in TOOLS}
-        self._write("pins", PinsEntry(pins), (0.01, 0.5))
+        self.log.pins(pins, at=self._after((0.01, 0.5)))
 
     # Text.
 
@@ -600,7 +606,7 @@ class _Session:
         opt = orjson.OPT_INDENT_2 if indent else 0
         return orjson.dumps(doc, option=opt).decode("utf-8")
 
-    def _plan_call(self, provider: str) -> _PlannedCall:
+    def _plan_call(self, provider: str) -> ToolCall:
         rng = self.rng
         name = _weighted(rng, TOOLS)
         inp: dict[str, Any]
@@ -642,9 +648,9 @@ class _Session:
             call_id = "toolu_01" + _ident(rng, B62, 22)
         else:
             call_id = "call_" + _ident(rng, B62, 24)
-        return _PlannedCall(call_id, name, inp)
+        return ToolCall(call_id, name, inp)
 
-    def _run_tool(self, call: _PlannedCall, provider: str) -> _ToolOutput:
+    def _run_tool(self, call: ToolCall, provider: str) -> _ToolOutput:
         rng = self.rng
         pools = self.pools
         size = self._result_size()
@@ -786,25 +792,19 @@ class _Session:
             input_tokens=prefix + new - cached, output_tokens=out, cache_read_tokens=cached
         )
 
-    def _assistant(
+    def _native_data(
         self,
         provider: str,
         model: str,
         stop: str,
         reasoning: str,
         text: str,
-        calls: Sequence[_PlannedCall],
+        calls: Sequence[ToolCall],
         usage: Usage,
         refusal: str,
-    ) -> MessageEntry:
+    ) -> dict[str, Any]:
+        """The provider's response for a turn (``native.data``), with its ids and signature."""
         rng = self.rng
-        parts: list[Part] = []
-        if reasoning:
-            parts.append(Part("reasoning", reasoning))
-        if text:
-            parts.append(Part("text", text))
-        for c in calls:
-            parts.append(Part("tool_call", tool_call=ToolCall(c.id, c.name, c.input)))
         data: dict[str, Any]
         if provider == "anthropic":
             content: list[dict[str, Any]] = []
@@ -905,45 +905,50 @@ class _Session:
                     "total_tokens": total_in + usage.output_tokens,
                 },
             }
-        message = Message("assistant", tuple(parts), Native(provider, model, data))
-        return MessageEntry(message, usage, stop, model, refusal)
+        return data
 
     # Runs.
 
-    def _call(self, call: _PlannedCall, provider: str, run: _RunState) -> bool:
+    def _call(self, call: ToolCall, provider: str, run: _RunState) -> bool:
         """Decide, start and finish one call; False when the process "crashes" while it runs."""
         rng = self.rng
         self.tool_calls += 1
+        log = self.log
         if rng.random() < 0.03:
             reason = rng.choice(DENY_REASONS)
-            self._write("decision", DecisionEntry(call.id, call.name, "deny", reason), (0.1, 3))
-            self._write(
-                "tool_result", ToolResultEntry(ToolResult(call.id, reason, True)), (0.05, 1)
-            )
+            log.decision("deny", call=call, reason=reason, at=self._after((0.1, 3)))
+            log.tool_result(reason, call=call, is_error=True, at=self._after((0.05, 1)))
             return True
         labels = TOOL_LABELS.get(call.name, ())
         new = tuple(label for label in labels if label not in self.labels)
         self.labels.update(new)
-        self._write("decision", DecisionEntry(call.id, call.name, "allow", "", new), (0.1, 3))
-        self._write("call_started", CallStartedEntry(call.id), (0.05, 1))
+        log.decision("allow", call=call, labels=new, at=self._after((0.1, 3)))
+        log.call_started(call=call, at=self._after((0.05, 1)))
         if run.crash_at_call == self.tool_calls:
             self.pending.append((call, True))
             return False
         result = self._run_tool(call, provider)
-        for mu in result.usage:
-            run.usage += mu.usage
         if call.name == "mail_read" and rng.random() < 0.15:
-            # A label the session may not hold: the result is refused, its usage kept.
-            run.refused.append(Refusal(call.id, call.name, ("mail:stranger@example.com",)))
-            payload = ToolResultEntry(ToolResult(call.id, REFUSED_RESULT, True), usage=result.usage)
+            # A label the session may not hold: the result is refused, its usage kept (and
+            # counted in the run's), and run_ended names it.
+            forbidden = ["mail:stranger@example.com"]
+            at = self._after(result.latency_ms)
+            log.refused_result(forbidden, call=call, is_error=True, usage=result.usage, at=at)
+            content = REFUSED_RESULT
         else:
             new = tuple(label for label in result.labels if label not in self.labels)
             self.labels.update(new)
-            payload = ToolResultEntry(
-                ToolResult(call.id, result.content, result.is_error), new, result.log, result.usage
+            log.tool_result(
+                result.content,
+                call=call,
+                is_error=result.is_error,
+                labels=new,
+                log=result.log,
+                usage=result.usage,
+                at=self._after(result.latency_ms),
             )
-        self._write("tool_result", payload, result.latency_ms)
-        run.context += _approx_tokens(len(payload.result.content))
+            content = result.content
+        run.context += _approx_tokens(len(content))
         return True
 
     def _settle(self, provider: str, run: _RunState) -> None:
@@ -951,13 +956,13 @@ class _Session:
         pending, self.pending = self.pending, []
         for call, started in pending:
             if started:
-                result = ToolResultEntry(ToolResult(call.id, SETTLED_RESULT, True))
-                self._write("tool_result", result, (0.2, 5))
+                self.log.settle(call=call, content=SETTLED_RESULT, at=self._after((0.2, 5)))
             else:
                 self._call(call, provider, run)
 
     def run(self) -> None:
         rng = self.rng
+        log = self.log
         self.runs += 1
         anthropic = rng.random() < 0.65
         provider = "anthropic" if anthropic else "openai"
@@ -970,11 +975,11 @@ class _Session:
         resume = bool(self.pending)
         prompt = "" if resume and rng.random() < 0.5 else self._prompt()
         gap = (5_000, 1_200_000) if not resume else (2_000, 60_000)
-        self._write("run_started", RunStartedEntry(prompt), gap)
+        log.run_started(prompt, at=self._after(gap))
         if rng.random() < 0.005:
             new = (f"reviewed-by:{rng.choice(PEOPLE)}",)
             self.labels.update(new)
-            self._write("labels", LabelsEntry(new, "seed"), (0.05, 1))
+            log.labels(*new, at=self._after((0.05, 1)))
         planned: int = _weighted(rng, TURNS)
         state = _RunState(context=rng.randint(4000, 14000))
         self._settle(provider, state)
@@ -982,10 +987,8 @@ class _Session:
             # This run crashes: at one of its next tool calls, or else after its last turn.
             state.crash_at_call = self.tool_calls + rng.randint(1, 2 * planned)
         if prompt:
-            user = Message("user", (Part("text", prompt),))
-            self._write("message", MessageEntry(user, Usage()), (0.05, 2))
+            log.user(prompt, at=self._after((0.05, 2)))
             state.context += _approx_tokens(len(prompt))
-        last_text = ""
         # The system prompt and tools are often still in the provider's cache from the last run.
         cached = rng.choice((0, 3500))
         limit = planned == MAX_TURNS
@@ -998,15 +1001,25 @@ class _Session:
                 error, wait_ms, retry = self._model_error(provider, attempt)
                 lo, hi = (50, 400) if error.kind == "rate_limited" else (300, 20_000)
                 after = (lo + wait_ms, hi + wait_ms)
-                self._write("model_error", ModelErrorEntry(error, retry, wait_ms), after)
+                log.model_error(
+                    error.kind,
+                    error.message,
+                    status=error.status,
+                    retry=retry,
+                    wait_ms=wait_ms,
+                    retry_after=error.retry_after_unix_nano,
+                    resets_at=error.resets_at_unix_nano,
+                    at=self._after(after),
+                )
                 if not retry:
-                    outcome = Outcome("model_error", state.turns, state.usage, last_text, error)
-                    self._write("run_ended", outcome, (0.05, 1))
+                    # The outcome names the error; it lists no refused results, though agentloop
+                    # would (kept so that the same seed gives the same bytes as before).
+                    log.run_ended("model_error", refused=(), at=self._after((0.05, 1)))
                     return
                 attempt += 1
             stop = "end_turn" if final else "tool_use"
             refusal = ""
-            calls: list[_PlannedCall] = []
+            calls: list[ToolCall] = []
             if final and rng.random() < 0.02:
                 stop = "max_tokens"
             elif final and rng.random() < 0.005:
@@ -1029,22 +1042,31 @@ class _Session:
             usage = self._turn_usage(provider, cached, fresh, _approx_tokens(out_chars) + 20)
             cached = state.context
             took_ms = 600 + usage.output_tokens * rng.uniform(8, 30)
-            entry = self._assistant(provider, model, stop, reasoning, text, calls, usage, refusal)
-            self._write("message", entry, (wait_ms + took_ms * 0.8, wait_ms + took_ms * 1.2))
-            state.turns += 1
-            state.usage += usage
+            data = self._native_data(provider, model, stop, reasoning, text, calls, usage, refusal)
+            log.assistant(
+                provider,
+                model,
+                data,
+                text=text,
+                reasoning=reasoning or None,
+                calls=calls,
+                usage=usage,
+                stop=stop,
+                refusal=refusal,
+                at=self._after((wait_ms + took_ms * 0.8, wait_ms + took_ms * 1.2)),
+            )
             state.context += usage.output_tokens
-            if text:
-                last_text = text
             for i, call in enumerate(calls):
                 if not self._call(call, provider, state):
                     self.pending.extend((c, False) for c in calls[i + 1 :])
                     self.crashed += 1
+                    log.crash()
                     return
         crash_pending = state.crash_at_call is not None and state.crash_at_call > self.tool_calls
         if crash_pending and rng.random() < 0.5:
             # The process dies after the last turn, before run_ended is written.
             self.crashed += 1
+            log.crash()
             return
         if limit:
             reason, limit_name = "limit", "max_turns"
@@ -1053,23 +1075,15 @@ class _Session:
                 stop
             ]
             limit_name = ""
-        outcome = Outcome(
-            reason,
-            state.turns,
-            state.usage,
-            last_text,
-            limit=limit_name,
-            refused=tuple(state.refused),
-        )
-        self._write("run_ended", outcome, (0.05, 2))
+        # The builder counts the run's turns, its usage (its tools' model calls included), its
+        # last text and its refused results.
+        log.run_ended(reason, limit=limit_name, at=self._after((0.05, 2)))
 
 
 @dataclass(slots=True)
 class _RunState:
+    #: The conversation's size in tokens, roughly: what the next turn's input is made of.
     context: int
-    turns: int = 0
-    usage: Usage = field(default_factory=Usage)
-    refused: list[Refusal] = field(default_factory=list)
     #: The number of the session's tool call at which the process dies, if it does.
     crash_at_call: int | None = None
 

@@ -12,6 +12,7 @@ with ``LogError`` (``DamagedLogError``, ``EntryError``) for logs that cannot be 
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from ._builder import LIMIT_RESULT, SETTLED_RESULT, SessionBuilder, SupportsAppend
 from ._entries import (
     NIL,
     NIL_MAP,
@@ -169,11 +170,13 @@ __all__ = [
     "FORBIDDEN_DECISION",
     "LABEL_SEED",
     "LABEL_TOOL",
+    "LIMIT_RESULT",
     "MAX_LABEL_BYTES",
     "NIL",
     "NIL_MAP",
     "REFUSED_RESULT",
     "SCHEMA_URL",
+    "SETTLED_RESULT",
     "AttributeValue",
     "CallInfo",
     "CallStartedEntry",
@@ -219,6 +222,7 @@ __all__ = [
     "Run",
     "RunStartedEntry",
     "Session",
+    "SessionBuilder",
     "SessionFold",
     "SessionToolsError",
     "SessionToolsWarning",
@@ -228,6 +232,7 @@ __all__ = [
     "Store",
     "StoreError",
     "StoreLockedError",
+    "SupportsAppend",
     "ToolCall",
     "ToolCallRecord",
     "ToolModelCall",

@@ -1,12 +1,13 @@
 """Write the session logs in ``testdata/sessions``: what agentloop's Go code writes.
 
-Each scenario is built from typed entries (``sessiontools._entries``) and written with
-``sessiontools._gojson.encode_entry``, which writes the bytes Go's ``encoding/json`` writes for
-the seed's types. A few lines are meant to be bad (a torn tail, a damaged line, a transcript's
-outcome line, entries from a newer agentloop) and are made from those bytes by hand.
+Each scenario is built with ``sessiontools.SessionBuilder`` (``sessiontools._builder``), which
+writes typed entries (``sessiontools._entries``) with ``sessiontools._gojson.encode_entry``: the
+bytes Go's ``encoding/json`` writes for the seed's types. A few lines are meant to be bad (a
+torn tail, a damaged line, a transcript's outcome line, entries from a newer agentloop) and are
+made from those bytes by hand.
 
-Deterministic: ids and sub-millisecond jitter come from SHA-256 of the file name and a counter;
-nothing reads the clock or an unseeded random source.
+Deterministic: ids and sub-millisecond jitter come from SHA-256 of the file name (the builder's
+``seed``) and a counter; nothing reads the clock or an unseeded random source.
 
     python testdata/make_sessions.py          # write testdata/sessions/
     python testdata/make_sessions.py --check  # exit 1, naming the files, if any differs
@@ -19,56 +20,30 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import sys
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
 
+from sessiontools._builder import SessionBuilder
 from sessiontools._entries import (
-    CallStartedEntry,
-    DecisionEntry,
+    NIL,
     Display,
-    Entry,
-    LabelsEntry,
-    Message,
-    MessageEntry,
-    ModelError,
-    ModelErrorEntry,
     ModelUsage,
-    Native,
     Outcome,
-    Part,
-    PinsEntry,
-    Refusal,
-    RunStartedEntry,
     Source,
     ToolCall,
-    ToolResult,
-    ToolResultEntry,
     UnknownEntry,
     Usage,
 )
-from sessiontools._gojson import RawJSON, dumps, encode_entry
-from sessiontools._times import parse_rfc3339
+from sessiontools._gojson import RawJSON, dumps
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "sessions"
 
-# The seed's constants (002_b8baa2d9a4d5bb0e.txt) and the loop's fixed texts.
-FORBIDDEN_DECISION = "This call would give the session a label it may not hold, so it was not run."
-REFUSED_RESULT = "This result was refused: it carries a label this session may not hold."
-SETTLED_RESULT = (
-    "This call was running when the process stopped; it may or may not have taken effect."
-)
-LIMIT_RESULT = "The run's tool call limit was reached; the call was not run."
+# The seed's names of the limits (002_b8baa2d9a4d5bb0e.txt).
 LIMIT_TURNS = "max_turns"
 LIMIT_TOOL_CALLS = "max_tool_calls"
 LIMIT_TOKENS = "max_tokens"
-
-MS = 1_000_000  # nanoseconds
-_B62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 
 def U(inp: int, out: int, cache_read: int = 0, cache_write: int = 0) -> Usage:
@@ -80,376 +55,10 @@ def sha256_pin(text: str) -> str:
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
 
 
-@dataclass
-class Call:
-    """A tool call the model asked for: ``name`` and ``input`` (dict or ``RawJSON``)."""
-
-    name: str
-    input: Any
-    id: str = ""
-
-
-@dataclass
-class _Run:
-    turns: int = 0
-    usage: Usage = field(default_factory=Usage)
-    text: str = ""
-    refused: list[Refusal] = field(default_factory=list)
-
-
-class LogBuilder:
-    """One session log, entry by entry, with a clock that only moves forward.
-
-    Every method writes one or more entries, each a little after the one before: ``tick``
-    milliseconds (plus sub-millisecond jitter) unless ``at`` pinned the next entry's time.
-    """
-
-    def __init__(self, name: str, start: str, *, seq: int = 0) -> None:
-        self.name = name
-        self.now, self.offset = parse_rfc3339(start)
-        self.seq = seq
-        self.lines: list[bytes] = []
-        self.final_newline = True
-        self._counter = 0
-        self._pinned = True  # the first entry is at `start` exactly
-        self.run = _Run()
-
-    # Determinism: every "random" thing is a hash of the file name and a counter.
-
-    def _hash(self, what: str) -> int:
-        self._counter += 1
-        digest = hashlib.sha256(f"{self.name}/{what}/{self._counter}".encode()).digest()
-        return int.from_bytes(digest, "big")
-
-    def ident(self, prefix: str, length: int, alphabet: str = _B62) -> str:
-        """``prefix`` and ``length`` characters of ``alphabet``, such as ``toolu_01...``."""
-        chars = []
-        n = 1
-        while len(chars) < length:
-            if n < len(alphabet):  # out of digits: hash again
-                n = self._hash(prefix) | 1 << 256
-            n, r = divmod(n, len(alphabet))
-            chars.append(alphabet[r])
-        return prefix + "".join(chars)
-
-    def hexid(self, prefix: str, length: int) -> str:
-        return self.ident(prefix, length, "0123456789abcdef")
-
-    # The clock.
-
-    def at(self, text: str) -> LogBuilder:
-        """Pin the next entry's time (and the offset from then on) to ``text``."""
-        t, offset = parse_rfc3339(text)
-        if t < self.now:
-            raise ValueError(f"{self.name}: {text} is before the previous entry")
-        self.now, self.offset, self._pinned = t, offset, True
-        return self
-
-    def tick(self, ms: float) -> None:
-        """Move the clock ``ms`` milliseconds on, give or take under a millisecond."""
-        if self._pinned:
-            self._pinned = False
-            return
-        self.now += int(ms * MS) + self._hash("tick") % (MS - 1) + 1
-
-    # Writing.
-
-    def add(self, etype: str, payload: Any, ms: float = 2) -> Entry:
-        self.tick(ms)
-        entry = Entry(self.seq, self.now, etype, payload, self.offset)
-        self.lines.append(encode_entry(entry))
-        self.seq += 1
-        return entry
-
-    def bytes(self) -> bytes:
-        text = b"\n".join(self.lines)
-        return text + b"\n" if self.lines and self.final_newline else text
-
-    # Session-level entries.
-
-    def labels(self, *labels: str, source: str = "seed", ms: float = 1) -> None:
-        self.add("labels", LabelsEntry(tuple(labels), source), ms)
-
-    def pins(self, pins: Mapping[str, str], ms: float = 1) -> None:
-        self.add("pins", PinsEntry(dict(pins)), ms)
-
-    # A run.
-
-    def run_started(self, prompt: str = "", ms: float = 2) -> None:
-        self.run = _Run()
-        self.add("run_started", RunStartedEntry(prompt), ms)
-
-    def user(self, text: str, ms: float = 1) -> None:
-        message = Message("user", (Part("text", text),))
-        self.add("message", MessageEntry(message, Usage()), ms)
-
-    def assistant(
-        self,
-        provider: str,
-        model: str,
-        parts: Iterable[Part],
-        data: Any,
-        *,
-        stop: str,
-        usage: Usage,
-        took: float,
-        refusal: str = "",
-    ) -> None:
-        message = Message("assistant", tuple(parts), Native(provider, model, data))
-        self.add("message", MessageEntry(message, usage, stop, model, refusal), took * 1000)
-        self.run.turns += 1
-        self.run.usage += usage
-        text = message.text
-        if text:
-            self.run.text = text
-
-    def anthropic(
-        self,
-        model: str,
-        *,
-        text: str = "",
-        thinking: str | None = None,
-        calls: Iterable[Call] = (),
-        usage: Usage,
-        stop: str = "",
-        took: float = 3.2,
-    ) -> list[Call]:
-        """An assistant turn from the Anthropic Messages API; returns its calls, with ids."""
-        calls = list(calls)
-        parts: list[Part] = []
-        content: list[dict[str, Any]] = []
-        if thinking is not None:
-            parts.append(Part("reasoning", thinking))
-            signature = self.ident("", 94, _B62 + "+/") + "=="
-            content.append({"type": "thinking", "thinking": thinking, "signature": signature})
-        if text:
-            parts.append(Part("text", text))
-            content.append({"type": "text", "text": text})
-        for call in calls:
-            call.id = call.id or self.ident("toolu_01", 22)
-            parts.append(Part("tool_call", tool_call=ToolCall(call.id, call.name, call.input)))
-            content.append(
-                {"type": "tool_use", "id": call.id, "name": call.name, "input": call.input}
-            )
-        stop = stop or ("tool_use" if calls else "end_turn")
-        data = {
-            "id": self.ident("msg_01", 22),
-            "type": "message",
-            "role": "assistant",
-            "model": model,
-            "content": content,
-            "stop_reason": stop,
-            "stop_sequence": None,
-            "usage": {
-                "input_tokens": usage.input_tokens,
-                "cache_creation_input_tokens": usage.cache_write_tokens,
-                "cache_read_input_tokens": usage.cache_read_tokens,
-                "output_tokens": usage.output_tokens,
-                "service_tier": "standard",
-            },
-        }
-        self.assistant("anthropic", model, parts, data, stop=stop, usage=usage, took=took)
-        return calls
-
-    def openai(
-        self,
-        model: str,
-        *,
-        text: str = "",
-        reasoning: str | None = None,
-        reasoning_tokens: int = 0,
-        calls: Iterable[Call] = (),
-        usage: Usage,
-        stop: str = "",
-        refusal: str = "",
-        took: float = 4.1,
-    ) -> list[Call]:
-        """An assistant turn from the OpenAI Responses API; returns its calls, with ids.
-
-        OpenAI's ``input_tokens`` includes the cached ones; agentloop's does not.
-        """
-        calls = list(calls)
-        parts: list[Part] = []
-        output: list[dict[str, Any]] = []
-        if reasoning is not None:
-            parts.append(Part("reasoning", reasoning))
-            summary = [{"type": "summary_text", "text": reasoning}] if reasoning else []
-            output.append({"id": self.hexid("rs_", 50), "type": "reasoning", "summary": summary})
-        if refusal:
-            parts.append(Part("text", refusal))
-            output.append(
-                {
-                    "id": self.hexid("msg_", 50),
-                    "type": "message",
-                    "status": "completed",
-                    "content": [{"type": "refusal", "refusal": refusal}],
-                    "role": "assistant",
-                }
-            )
-        elif text:
-            parts.append(Part("text", text))
-            output.append(
-                {
-                    "id": self.hexid("msg_", 50),
-                    "type": "message",
-                    "status": "incomplete" if stop == "max_tokens" else "completed",
-                    "content": [
-                        {"type": "output_text", "annotations": [], "logprobs": [], "text": text}
-                    ],
-                    "role": "assistant",
-                }
-            )
-        for call in calls:
-            call.id = call.id or self.ident("call_", 24)
-            parts.append(Part("tool_call", tool_call=ToolCall(call.id, call.name, call.input)))
-            output.append(
-                {
-                    "id": self.hexid("fc_", 50),
-                    "type": "function_call",
-                    "status": "completed",
-                    "arguments": json.dumps(call.input, separators=(",", ":"), ensure_ascii=False),
-                    "call_id": call.id,
-                    "name": call.name,
-                }
-            )
-        if not stop:
-            stop = "refusal" if refusal else ("tool_use" if calls else "end_turn")
-        took_ns = int(took * 1_000_000_000)
-        data: dict[str, Any] = {
-            "id": self.hexid("resp_", 50),
-            "object": "response",
-            "created_at": (self.now + took_ns // 2) // 1_000_000_000,
-            "status": "incomplete" if stop == "max_tokens" else "completed",
-            "error": None,
-            "incomplete_details": {"reason": "max_output_tokens"} if stop == "max_tokens" else None,
-            "model": model,
-            "output": output,
-            "usage": {
-                "input_tokens": usage.input_tokens + usage.cache_read_tokens,
-                "input_tokens_details": {"cached_tokens": usage.cache_read_tokens},
-                "output_tokens": usage.output_tokens,
-                "output_tokens_details": {"reasoning_tokens": reasoning_tokens},
-                "total_tokens": usage.input_tokens + usage.cache_read_tokens + usage.output_tokens,
-            },
-        }
-        self.assistant(
-            "openai", model, parts, data, stop=stop, usage=usage, took=took, refusal=refusal
-        )
-        return calls
-
-    # Tool calls.
-
-    def decision(
-        self, call: Call, verdict: str, reason: str = "", labels: Iterable[str] = (), ms: float = 1
-    ) -> None:
-        self.add("decision", DecisionEntry(call.id, call.name, verdict, reason, tuple(labels)), ms)
-
-    def call_started(self, call: Call, ms: float = 0.3) -> None:
-        self.add("call_started", CallStartedEntry(call.id), ms)
-
-    def tool_result(
-        self,
-        call: Call,
-        content: str,
-        *,
-        is_error: bool = False,
-        labels: Iterable[str] = (),
-        log: str = "",
-        usage: Iterable[ModelUsage] = (),
-        display: Display | None = None,
-        ms: float = 40,
-    ) -> None:
-        usage = tuple(usage)
-        entry = ToolResultEntry(
-            ToolResult(call.id, content, is_error), tuple(labels), log, usage, display
-        )
-        self.add("tool_result", entry, ms)
-        for mu in usage:
-            self.run.usage += mu.usage
-
-    def allow(
-        self,
-        call: Call,
-        content: str,
-        *,
-        decision_labels: Iterable[str] = (),
-        took: float = 40,
-        **result: Any,
-    ) -> None:
-        """A call the policy allows, run to its result."""
-        self.decision(call, "allow", labels=decision_labels)
-        self.call_started(call)
-        self.tool_result(call, content, ms=took, **result)
-
-    def deny(self, call: Call, reason: str, labels: Iterable[str] = ()) -> None:
-        """A call the policy denies: the model is told the reason."""
-        self.decision(call, "deny", reason, labels)
-        self.tool_result(call, reason, is_error=True, ms=0.2)
-
-    def forbid_decision(self, call: Call, labels: Iterable[str]) -> None:
-        """An allow whose labels the session may not hold: a deny."""
-        self.deny(call, FORBIDDEN_DECISION, labels)
-
-    def refuse(self, call: Call, forbidden: Iterable[str], took: float = 60, **kw: Any) -> None:
-        """A call that ran and whose result carried labels the session may not hold
-        (``forbidden``): the model is told ``RefusedResult``, the session does not take the
-        result's labels, and the log and usage are kept."""
-        self.decision(call, "allow")
-        self.call_started(call)
-        self.tool_result(call, REFUSED_RESULT, ms=took, **kw)
-        self.run.refused.append(Refusal(call.id, call.name, tuple(sorted(forbidden))))
-
-    def settle(self, call: Call) -> None:
-        """A call an earlier run started and never finished, settled by this run."""
-        self.tool_result(call, SETTLED_RESULT, is_error=True, ms=1)
-
-    def over_limit(self, call: Call) -> None:
-        """A call beyond ``max_tool_calls``: refused without a decision."""
-        self.tool_result(call, LIMIT_RESULT, is_error=True, ms=0.2)
-
-    # Model errors.
-
-    def model_error(
-        self,
-        kind: str,
-        message: str,
-        *,
-        status: int = 0,
-        retry: bool,
-        wait_ms: int = 0,
-        retry_after: str | None = None,
-        resets_at: str | None = None,
-        took: float = 0.4,
-    ) -> ModelError:
-        error = ModelError(
-            kind,
-            message,
-            status,
-            parse_rfc3339(retry_after)[0] if retry_after else None,
-            parse_rfc3339(resets_at)[0] if resets_at else None,
-        )
-        self.add("model_error", ModelErrorEntry(error, retry, wait_ms), took * 1000)
-        if retry:
-            self.now += wait_ms * MS  # the loop sleeps before the next attempt
-        return error
-
-    def run_ended(self, reason: str, ms: float = 1, **fields: Any) -> Outcome:
-        run = self.run
-        defaults: dict[str, Any] = {
-            "turns": run.turns,
-            "usage": run.usage,
-            "text": run.text,
-            "refused": tuple(run.refused),
-        }
-        defaults.update(fields)
-        outcome = Outcome(reason, **defaults)
-        self.add("run_ended", outcome, ms)
-        return outcome
-
-    def forbidden_run(self, prompt: str, forbidden: Iterable[str]) -> None:
-        """A run on a session that holds a label it may not: nothing runs."""
-        self.run_started(prompt)
-        self.run_ended("forbidden", forbidden=tuple(sorted(forbidden)), text="", refused=())
+def log(lines: list[bytes], *, final_newline: bool = True) -> bytes:
+    """Lines (without ``\\n``) as a log's bytes."""
+    text = b"\n".join(lines)
+    return text + b"\n" if lines and final_newline else text
 
 
 def disp(
@@ -459,8 +68,13 @@ def disp(
     sources: Iterable[tuple[str, str]],
     ref: str = "",
 ) -> Display:
+    """A display; ``sources`` ``NIL`` is Go's nil slice (written ``null``)."""
     return Display(
-        title, body, tuple(sorted(set(labels))), tuple(Source(t, r) for t, r in sources), ref
+        title,
+        body,
+        tuple(sorted(set(labels))),
+        NIL if sources is NIL else tuple(Source(t, r) for t, r in sources),
+        ref,
     )
 
 
@@ -479,7 +93,8 @@ def cost_usd(usage: Usage, prices: tuple[float, float, float, float]) -> float:
     ) / 1e6
 
 
-# The scenarios. Each returns the file's bytes.
+# The scenarios. Each returns the file's bytes. Without call=, the builder's tool call methods
+# take the first call still waiting for its result (for a decision, for its decision).
 
 SONNET = "claude-sonnet-4-5"
 HAIKU = "claude-haiku-4-5"
@@ -490,24 +105,19 @@ GPT41 = "gpt-4.1"
 
 
 def s01_one_run_tool() -> bytes:
-    b = LogBuilder("01_one_run_tool", "2026-10-18T09:30:00.118402213+02:00")
-    b.run_started("What time is it?")
-    b.user("What time is it?")
-    [clock] = b.anthropic(
-        SONNET,
-        text="I'll check the clock.",
-        calls=[Call("clock", {})],
-        usage=U(612, 41),
-        took=1.9,
+    b = SessionBuilder("2026-10-18T09:30:00.118402213+02:00", seed="01_one_run_tool")
+    b.run("What time is it?")
+    b.anthropic(
+        SONNET, text="I'll check the clock.", calls=[("clock", {})], usage=U(612, 41), ms=1_900
     )
-    b.allow(clock, "09:30", took=0.4)
-    b.anthropic(SONNET, text="It's 09:30.", usage=U(671, 9), took=1.1)
-    b.run_ended("completed")
-    return b.bytes()
+    b.allow("09:30", took=0.4)
+    b.anthropic(SONNET, text="It's 09:30.", usage=U(671, 9), ms=1_100)
+    b.run_ended()
+    return b.to_bytes()
 
 
 def s02_runs_anthropic_openai_cache() -> bytes:
-    b = LogBuilder("02_runs_anthropic_openai_cache", "2026-10-12T14:02:11.507118930+02:00")
+    b = SessionBuilder("2026-10-12T14:02:11.507118930+02:00", seed="02_runs_anthropic_openai_cache")
     venues = (
         "# Venues\n\n"
         "| venue | city | seats | price/day |\n"
@@ -519,56 +129,51 @@ def s02_runs_anthropic_openai_cache() -> bytes:
     dates = "Team availability, November 2026:\n- 9-13 Nov: 11 of 12\n- 16-20 Nov: 12 of 12\n"
 
     # Run 1: Anthropic, with extended thinking; the first call writes the prompt cache.
-    prompt = "Plan our team offsite: pick a venue from notes/venues.md and a week in November."
-    b.run_started(prompt)
-    b.user(prompt)
-    read1, read2 = b.anthropic(
+    b.run("Plan our team offsite: pick a venue from notes/venues.md and a week in November.")
+    b.anthropic(
         SONNET,
-        thinking="The user wants a venue and a week. Read the venue list and the availability "
+        reasoning="The user wants a venue and a week. Read the venue list and the availability "
         "notes first, both at once.",
         text="Let me read the venue list and the team's availability.",
         calls=[
-            Call("file_read", {"path": "notes/venues.md"}),
-            Call("file_read", {"path": "notes/availability.md"}),
+            ("file_read", {"path": "notes/venues.md"}),
+            ("file_read", {"path": "notes/availability.md"}),
         ],
         usage=U(214, 163, cache_write=3_917),
-        took=4.6,
+        ms=4_600,
     )
-    b.allow(read1, venues, took=3)
-    b.allow(read2, dates, took=2)
+    b.allow(venues, took=3)
+    b.allow(dates, took=2)
     b.anthropic(
         SONNET,
-        thinking="All 12 are free 16-20 Nov. Berlin seats 120, more than needed; Dresden is "
+        reasoning="All 12 are free 16-20 Nov. Berlin seats 120, more than needed; Dresden is "
         "cheapest for 12 but Essen is cheaper overall.",
         text="I suggest **Zeche Zollverein, Essen**, 16-20 November: everyone is free that "
         "week, and at EUR 2,950/day it is the cheapest venue with room for all 12.",
         usage=U(402, 288, cache_read=3_917),
-        took=6.3,
+        ms=6_300,
     )
-    b.run_ended("completed")
+    b.run_ended()
 
     # Run 2: OpenAI gpt-5 (the response names the snapshot that served it); cached input.
     b.at("2026-10-12T14:09:47.002215871+02:00")
-    prompt = "How long is the train from Berlin to Essen? Check the DB timetable."
-    b.run_started(prompt)
-    b.user(prompt)
+    b.run("How long is the train from Berlin to Essen? Check the DB timetable.")
     served = "gpt-5-2025-08-07"
-    [fetch] = b.openai(
+    b.openai(
         served,
         reasoning="Need a current timetable; fetch the DB connection page for Berlin Hbf to "
         "Essen Hbf.",
         reasoning_tokens=192,
         calls=[
-            Call(
+            (
                 "web_fetch",
                 {"url": "https://int.bahn.de/en/connections?from=Berlin+Hbf&to=Essen+Hbf"},
             )
         ],
         usage=U(1_188, 311, cache_read=3_840),
-        took=7.9,
+        ms=7_900,
     )
     b.allow(
-        fetch,
         "ICE 945 Berlin Hbf 08:49 -> Essen Hbf 12:54 (4h05, direct)\n"
         "ICE 1041 Berlin Hbf 10:49 -> Essen Hbf 14:52 (4h03, direct)\n",
         took=1_450,
@@ -580,63 +185,56 @@ def s02_runs_anthropic_openai_cache() -> bytes:
         text="About 4 hours: direct ICE trains take 4h03 to 4h05 (e.g. ICE 945 at 08:49, "
         "arriving 12:54).",
         usage=U(1_317, 145, cache_read=4_864),
-        took=5.2,
+        ms=5_200,
     )
-    b.run_ended("completed")
+    b.run_ended()
 
     # Run 3: Anthropic haiku with MaxTurns 2: reads the calendar twice and runs out of turns.
     b.at("2026-10-12T16:30:05.330000412+02:00")
-    prompt = "Block 16-20 Nov in everyone's calendar and check for clashes."
-    b.run_started(prompt)
-    b.user(prompt)
-    [cal] = b.anthropic(
+    b.run("Block 16-20 Nov in everyone's calendar and check for clashes.")
+    b.anthropic(
         HAIKU,
         text="Checking the calendars first.",
-        calls=[Call("calendar_list", {"from": "2026-11-16", "to": "2026-11-20"})],
+        calls=[("calendar_list", {"from": "2026-11-16", "to": "2026-11-20"})],
         usage=U(96, 77, cache_read=3_917, cache_write=1_210),
-        took=2.1,
+        ms=2_100,
     )
     b.allow(
-        cal,
         '[{"who":"ana","what":"dentist","when":"2026-11-18T08:00"},'
         '{"who":"li","what":"conference talk (remote)","when":"2026-11-19T15:00"}]',
         took=320,
     )
-    [block] = b.anthropic(
+    b.anthropic(
         HAIKU,
         text="Two small clashes (Ana's dentist, Li's remote talk); blocking the week anyway.",
         calls=[
-            Call(
+            (
                 "calendar_block",
                 {"from": "2026-11-16", "to": "2026-11-20", "title": "Team offsite, Essen"},
             )
         ],
         usage=U(233, 118, cache_read=5_127),
-        took=2.4,
+        ms=2_400,
     )
-    b.allow(block, "blocked for 12 people", took=870)
+    b.allow("blocked for 12 people", took=870)
     b.run_ended("limit", limit=LIMIT_TURNS)
 
     # Run 4: gpt-4.1 carries on.
     b.at("2026-10-12T16:41:19.908127004+02:00")
-    prompt = "Go on: summarise what's settled."
-    b.run_started(prompt)
-    b.user(prompt)
+    b.run("Go on: summarise what's settled.")
     b.openai(
         GPT41,
         text="Settled: Zeche Zollverein in Essen, 16-20 November 2026, calendars blocked for "
         "all 12. Open: Ana's dentist appointment (18 Nov, 08:00) and Li's remote talk "
         "(19 Nov, 15:00) need a quiet room or a late start.",
         usage=U(2_190, 74, cache_read=4_096),
-        took=2.8,
+        ms=2_800,
     )
-    b.run_ended("completed")
+    b.run_ended()
 
     # Run 5: gpt-5-mini refuses.
     b.at("2026-10-12T16:44:02.71+02:00")
-    prompt = "Find Li's home address so we can send the train tickets there."
-    b.run_started(prompt)
-    b.user(prompt)
+    b.run("Find Li's home address so we can send the train tickets there.")
     b.openai(
         GPT5_MINI,
         reasoning="",
@@ -644,25 +242,23 @@ def s02_runs_anthropic_openai_cache() -> bytes:
         refusal="I can't look up a colleague's home address. Please ask Li for a delivery "
         "address, or send the tickets by e-mail.",
         usage=U(2_431, 171),
-        took=3.0,
+        ms=3_000,
     )
     b.run_ended("refused")
-    return b.bytes()
+    return b.to_bytes()
 
 
 def s03_crash_while_call_runs() -> bytes:
-    b = LogBuilder("03_crash_while_call_runs", "2026-10-14T11:05:42.004173266+02:00")
-    prompt = (
+    b = SessionBuilder("2026-10-14T11:05:42.004173266+02:00", seed="03_crash_while_call_runs")
+    b.run(
         "The nightly build failed again. Open a ticket for it and write the failing test "
         "names to reports/nightly.txt."
     )
-    b.run_started(prompt)
-    b.user(prompt)
-    ticket, write = b.anthropic(
+    b.anthropic(
         SONNET,
         text="I'll open the ticket and write the report.",
         calls=[
-            Call(
+            (
                 "http_post",
                 {
                     "url": "https://tracker.example.com/api/issues",
@@ -672,30 +268,30 @@ def s03_crash_while_call_runs() -> bytes:
                     },
                 },
             ),
-            Call(
+            (
                 "file_write",
                 {"path": "reports/nightly.txt", "content": "test_resume_after_crash\n"},
             ),
         ],
         usage=U(1_337, 212, cache_write=2_048),
-        took=3.7,
+        ms=3_700,
     )
-    b.decision(ticket, "allow")
-    b.call_started(ticket)
+    b.decision("allow")
+    b.call_started()
     # The process dies here: no tool_result, no run_ended.
+    b.crash()
 
-    # Run 2, a bare resume some minutes later: settle the call that was running, run the one
-    # that never started.
+    # Run 2, a bare resume some minutes later: settles the call that was running (the
+    # builder's run() does, as agentloop's does), then runs the one that never started.
     b.at("2026-10-14T11:19:03.550127998+02:00")
-    b.run_started()
-    b.settle(ticket)
-    b.allow(write, "wrote 24 bytes to reports/nightly.txt", took=2)
-    [check] = b.anthropic(
+    b.run()
+    b.allow("wrote 24 bytes to reports/nightly.txt", took=2)
+    b.anthropic(
         SONNET,
         text="The ticket request was interrupted, so it may or may not exist. Let me check "
         "before opening another.",
         calls=[
-            Call(
+            (
                 "http_get",
                 {
                     "url": "https://tracker.example.com/api/issues?q="
@@ -704,10 +300,9 @@ def s03_crash_while_call_runs() -> bytes:
             )
         ],
         usage=U(1_602, 119, cache_read=2_048),
-        took=2.9,
+        ms=2_900,
     )
     b.allow(
-        check,
         '{"issues":[{"id":4172,"title":"Nightly build failing: test_resume_after_crash",'
         '"state":"open","created":"2026-10-14T09:05:49Z"}]}',
         took=410,
@@ -717,22 +312,20 @@ def s03_crash_while_call_runs() -> bytes:
         text="The ticket was created before the interruption: #4172. I did not open a "
         "duplicate. The failing test is written to reports/nightly.txt.",
         usage=U(1_811, 58, cache_read=2_048),
-        took=2.2,
+        ms=2_200,
     )
-    b.run_ended("completed")
-    return b.bytes()
+    b.run_ended()
+    return b.to_bytes()
 
 
 def s04_torn_tail() -> bytes:
-    b = LogBuilder("04_torn_tail", "2026-10-15T18:20:07.731226004+02:00")
-    prompt = "What's on the menu at Café Müller this week?"
-    b.run_started(prompt)
-    b.user(prompt)
-    [fetch] = b.anthropic(
+    b = SessionBuilder("2026-10-15T18:20:07.731226004+02:00", seed="04_torn_tail")
+    b.run("What's on the menu at Café Müller this week?")
+    b.anthropic(
         HAIKU,
-        calls=[Call("web_fetch", {"url": "https://cafe-mueller.example.de/wochenkarte"})],
+        calls=[("web_fetch", {"url": "https://cafe-mueller.example.de/wochenkarte"})],
         usage=U(544, 61),
-        took=1.4,
+        ms=1_400,
     )
     menu = (
         "Wochenkarte 12.\u201316. Oktober\n"
@@ -740,28 +333,24 @@ def s04_torn_tail() -> bytes:
         "Di: Käsespätzle \u2013 9,80 €\n"
         "Mi: Flammkuchen „Elsässer Art“ \u2013 8,90 €\n"
     )
-    b.allow(fetch, menu, took=612)
+    b.allow(menu, took=612)
     b.anthropic(
         HAIKU,
         text="This week: pumpkin soup with ginger (Mon, €6.50), Käsespätzle (Tue, €9.80) "
         "and Alsatian Flammkuchen (Wed, €8.90).",
         usage=U(702, 64),
-        took=1.8,
+        ms=1_800,
     )
-    b.run_ended("completed")
+    b.run_ended()
 
     b.at("2026-10-19T08:02:55.409871332+02:00")
-    prompt = "And next week's?"
-    b.run_started(prompt)
-    b.user(prompt)
-    [fetch] = b.anthropic(
+    b.run("And next week's?")
+    b.anthropic(
         HAIKU,
-        calls=[Call("web_fetch", {"url": "https://cafe-mueller.example.de/wochenkarte?woche=43"})],
+        calls=[("web_fetch", {"url": "https://cafe-mueller.example.de/wochenkarte?woche=43"})],
         usage=U(771, 66),
-        took=1.3,
+        ms=1_300,
     )
-    b.decision(fetch, "allow")
-    b.call_started(fetch)
     menu = (
         "Wochenkarte 19.\u201323. Oktober\n"
         "Mo: Linsensuppe \u2013 6,20 €\n"
@@ -769,92 +358,86 @@ def s04_torn_tail() -> bytes:
         "Mi: Maultaschen in Brühe \u2013 8,70 €\n"
         "Do: Zwiebelkuchen & Federweißer \u2013 7,90 €\n"
     )
-    b.tool_result(fetch, menu, ms=530)
+    b.allow(menu, took=530)
     # The machine lost power in the middle of this write: cut inside "ö" of "Rösti".
-    last = b.lines[-1]
+    lines = b.lines()
+    last = lines[-1]
     cut = last.index("Rösti".encode()) + 2  # after "R" and the first byte of "ö"
     assert last[cut - 1] >= 0xC0  # a lead byte: the character is cut in two
-    b.lines[-1] = last[:cut]
-    b.final_newline = False
-    return b.bytes()
+    lines[-1] = last[:cut]
+    return log(lines, final_newline=False)
 
 
 def s05_damaged_middle_line() -> bytes:
-    b = LogBuilder("05_damaged_middle_line", "2026-10-16T10:11:12.131415161+02:00")
-    prompt = "Count the TODO comments under src/ and list the files with the most."
-    b.run_started(prompt)
-    b.user(prompt)
-    [grep] = b.anthropic(
+    b = SessionBuilder("2026-10-16T10:11:12.131415161+02:00", seed="05_damaged_middle_line")
+    b.run("Count the TODO comments under src/ and list the files with the most.")
+    b.anthropic(
         SONNET,
-        calls=[Call("grep", {"pattern": "TODO", "path": "src/", "count": True})],
+        calls=[("grep", {"pattern": "TODO", "path": "src/", "count": True})],
         usage=U(488, 52, cache_write=1_536),
-        took=1.7,
+        ms=1_700,
     )
-    b.allow(grep, "src/loop.go:14\nsrc/session.go:9\nsrc/store.go:3\nsrc/policy.go:1\n", took=88)
+    b.allow("src/loop.go:14\nsrc/session.go:9\nsrc/store.go:3\nsrc/policy.go:1\n", took=88)
     b.anthropic(
         SONNET,
         text="27 TODOs in 4 files; most in src/loop.go (14) and src/session.go (9).",
         usage=U(603, 37, cache_read=1_536),
-        took=1.5,
+        ms=1_500,
     )
-    b.run_ended("completed")
+    b.run_ended()
 
     b.at("2026-10-16T10:40:01.000918273+02:00")
-    prompt = "Open an issue for each file with more than 5."
-    b.run_started(prompt)
-    b.user(prompt)
-    issue1, issue2 = b.anthropic(
+    b.run("Open an issue for each file with more than 5.")
+    _, issue2 = b.anthropic(
         SONNET,
         calls=[
-            Call("issue_create", {"title": "Clean up TODOs in src/loop.go (14)"}),
-            Call("issue_create", {"title": "Clean up TODOs in src/session.go (9)"}),
+            ("issue_create", {"title": "Clean up TODOs in src/loop.go (14)"}),
+            ("issue_create", {"title": "Clean up TODOs in src/session.go (9)"}),
         ],
         usage=U(702, 96, cache_read=1_536),
-        took=2.0,
-    )
-    b.allow(issue1, "created issue #212", took=300)
-    b.decision(issue2, "allow")
-    b.call_started(issue2)
-    b.tool_result(issue2, "created issue #213", ms=280)
+        ms=2_000,
+    ).calls
+    b.allow("created issue #212", took=300)
+    b.allow("created issue #213", call=issue2, took=280)
     # The writer died in the middle of that line. A later run found it at the end of the log
     # (where a torn line is ignored) and appended after it, on a new line, with the same seq.
-    torn = b.lines[-1]
-    b.lines[-1] = torn[: torn.index(b'"content"') + 14]
+    torn = len(b.entries) - 1
     b.seq -= 1
+    b.crash()
 
     b.at("2026-10-16T11:02:30.77+02:00")
     b.run_started()
-    b.settle(issue2)
-    [search] = b.anthropic(
+    b.settle(call=issue2)  # the builder saw its result; the log holds it torn
+    b.anthropic(
         SONNET,
         text="The second issue may or may not have been created; checking.",
-        calls=[Call("issue_search", {"query": "TODOs in src/session.go"})],
+        calls=[("issue_search", {"query": "TODOs in src/session.go"})],
         usage=U(811, 61, cache_read=1_536),
-        took=1.9,
+        ms=1_900,
     )
-    b.allow(search, "#213 Clean up TODOs in src/session.go (9) [open]", took=190)
+    b.allow("#213 Clean up TODOs in src/session.go (9) [open]", took=190)
     b.anthropic(
         SONNET,
         text="Both exist: #212 (src/loop.go) and #213 (src/session.go).",
         usage=U(884, 29, cache_read=1_536),
-        took=1.2,
+        ms=1_200,
     )
-    b.run_ended("completed")
-    return b.bytes()
+    b.run_ended()
+    lines = b.lines()
+    lines[torn] = lines[torn][: lines[torn].index(b'"content"') + 14]
+    return log(lines)
 
 
 def s06_transcript() -> bytes:
     # `agentloop run` on an existing session whose next entry is seq 17: it prints that run's
     # entries, then the outcome with the run's cost.
-    b = LogBuilder("06_transcript", "2026-10-20T15:45:30.250917443+02:00", seq=17)
-    prompt = "Which of yesterday's invoices are still unpaid?"
-    b.run_started(prompt)
-    b.user(prompt)
-    [query] = b.anthropic(
+    b = SessionBuilder("2026-10-20T15:45:30.250917443+02:00", seed="06_transcript", seq=17)
+    b.run("Which of yesterday's invoices are still unpaid?")
+    b.anthropic(
         SONNET,
-        thinking="Query the invoices table for yesterday, status not paid.",
+        reasoning="Query the invoices table for yesterday, status not paid.",
         calls=[
-            Call(
+            (
                 "sql_query",
                 {
                     "query": "SELECT number, customer, amount_eur FROM invoices "
@@ -863,10 +446,9 @@ def s06_transcript() -> bytes:
             )
         ],
         usage=U(318, 121, cache_read=6_144),
-        took=3.4,
+        ms=3_400,
     )
     b.allow(
-        query,
         "number  customer          amount_eur\n"
         "R-1041  Brandt & Söhne    1,240.00\n"
         "R-1044  Lumen GmbH          385.50\n",
@@ -877,23 +459,24 @@ def s06_transcript() -> bytes:
         text="Two of yesterday's invoices are unpaid: R-1041 (Brandt & Söhne, EUR 1,240.00) "
         "and R-1044 (Lumen GmbH, EUR 385.50).",
         usage=U(441, 58, cache_read=6_144),
-        took=2.6,
+        ms=2_600,
     )
-    outcome = b.run_ended("completed")
+    b.run_ended()
+    assert b.last is not None and isinstance(b.last.payload, Outcome)
+    outcome = b.last.payload
     # The closing line: the Outcome's fields, then cost_usd.
-    line = b.lines[-1]
+    lines = b.lines()
+    line = lines[-1]
     start = line.index(b',"run_ended":') + len(b',"run_ended":')
     body = line[start:-1]
     cost = dumps(cost_usd(outcome.usage, SONNET_PRICES))
-    b.lines.append(body[:-1] + b',"cost_usd":' + cost + b"}")
-    return b.bytes()
+    lines.append(body[:-1] + b',"cost_usd":' + cost + b"}")
+    return log(lines)
 
 
 def s07_model_errors() -> bytes:
-    b = LogBuilder("07_model_errors", "2026-10-17T07:58:03.090807060Z")
-    prompt = "Summarise the overnight alerts from #ops-alerts."
-    b.run_started(prompt)
-    b.user(prompt)
+    b = SessionBuilder("2026-10-17T07:58:03.090807060Z", seed="07_model_errors")
+    b.run("Summarise the overnight alerts from #ops-alerts.")
     b.model_error(
         "rate_limited",
         "rate_limit_error: This request would exceed the rate limit for your organization "
@@ -903,7 +486,7 @@ def s07_model_errors() -> bytes:
         wait_ms=2_000,
         retry_after="2026-10-17T07:58:05.493120877Z",
         resets_at="2026-10-17T07:59:00Z",
-        took=0.4,
+        ms=400,
     )
     b.model_error(
         "overloaded",
@@ -911,16 +494,15 @@ def s07_model_errors() -> bytes:
         status=529,
         retry=True,
         wait_ms=4_000,
-        took=0.9,
+        ms=900,
     )
-    [read] = b.anthropic(
+    b.anthropic(
         SONNET,
-        calls=[Call("slack_history", {"channel": "#ops-alerts", "since": "2026-10-16T20:00:00Z"})],
+        calls=[("slack_history", {"channel": "#ops-alerts", "since": "2026-10-16T20:00:00Z"})],
         usage=U(1_402, 73, cache_write=2_560),
-        took=2.3,
+        ms=2_300,
     )
     b.allow(
-        read,
         "[02:14] disk usage > 90% on db-2\n[02:31] disk usage back to 71% on db-2\n"
         "[05:02] p99 latency > 800ms on api (5 min)\n",
         took=260,
@@ -930,22 +512,20 @@ def s07_model_errors() -> bytes:
         text="Two alerts overnight, both resolved: db-2's disk passed 90% at 02:14 and was "
         "back to 71% by 02:31; the API's p99 latency passed 800 ms for five minutes at 05:02.",
         usage=U(1_577, 66, cache_read=2_560),
-        took=2.5,
+        ms=2_500,
     )
-    b.run_ended("completed")
+    b.run_ended()
 
     # Run 2: OpenAI, the first attempt never gets an answer.
     b.at("2026-10-17T09:12:40.600100200Z")
-    prompt = "Draft a short status update from that for the team."
-    b.run_started(prompt)
-    b.user(prompt)
+    b.run("Draft a short status update from that for the team.")
     b.model_error(
         "unreachable",
         'Post "https://api.openai.com/v1/responses": read tcp '
         "10.0.3.15:51234->162.159.140.245:443: read: connection reset by peer",
         retry=True,
         wait_ms=2_000,
-        took=30.0,
+        ms=30_000,
     )
     b.openai(
         GPT5_MINI,
@@ -954,40 +534,29 @@ def s07_model_errors() -> bytes:
         text="Status: quiet night. db-2's disk briefly passed 90% (02:14-02:31) and API p99 "
         "latency spiked to >800 ms for 5 min at 05:02. No action needed; watching db-2.",
         usage=U(2_306, 140),
-        took=3.3,
+        ms=3_300,
     )
-    b.run_ended("completed")
+    b.run_ended()
 
-    # Run 3: the key was revoked.
+    # Run 3: the key was revoked; the run ends with that error.
     b.at("2026-10-17T16:00:00.000201Z")
-    prompt = "Post it to #team."
-    b.run_started(prompt)
-    b.user(prompt)
-    error = b.model_error(
-        "unauthorized",
-        "authentication_error: invalid x-api-key",
-        status=401,
-        retry=False,
-        took=0.2,
-    )
-    b.run_ended("model_error", error=error)
-    return b.bytes()
+    b.run("Post it to #team.")
+    b.model_error("unauthorized", "authentication_error: invalid x-api-key", status=401, ms=200)
+    b.run_ended("model_error")
+    return b.to_bytes()
 
 
 def s08_tool_model_calls() -> bytes:
-    b = LogBuilder("08_tool_model_calls", "2026-10-21T13:00:00.999000001+02:00")
-    prompt = "Summarise the three design docs in docs/rfc/ in a paragraph each."
-    b.run_started(prompt)
-    b.user(prompt)
-    [summ] = b.anthropic(
+    b = SessionBuilder("2026-10-21T13:00:00.999000001+02:00", seed="08_tool_model_calls")
+    b.run("Summarise the three design docs in docs/rfc/ in a paragraph each.")
+    b.anthropic(
         SONNET,
         text="I'll have the summarizer read them.",
-        calls=[Call("summarize", {"paths": ["docs/rfc/0007.md", "docs/rfc/0008.md"]})],
+        calls=[("summarize", {"paths": ["docs/rfc/0007.md", "docs/rfc/0008.md"]})],
         usage=U(702, 88, cache_write=1_024),
-        took=2.2,
+        ms=2_200,
     )
     b.allow(
-        summ,
         "0007 (session log): every entry is one JSON line, appended and synced; a crash loses "
         "at most the line being written.\n"
         "0008 (policies): a policy sees the call and the session's labels, never the "
@@ -999,15 +568,14 @@ def s08_tool_model_calls() -> bytes:
         ],
         log="summarize: 2 files, 2 model calls (claude-haiku-4-5)",
     )
-    [summ] = b.anthropic(
+    b.anthropic(
         SONNET,
         text="That was two; the third is 0009.",
-        calls=[Call("summarize", {"paths": ["docs/rfc/0009.md"]})],
+        calls=[("summarize", {"paths": ["docs/rfc/0009.md"]})],
         usage=U(944, 61, cache_read=1_024),
-        took=1.9,
+        ms=1_900,
     )
     b.allow(
-        summ,
         "0009 (retries): rate limits wait until the provider's retry-after; overloaded and "
         "unreachable back off from 2 s, doubling, capped by MaxWait.",
         took=5_100,
@@ -1020,52 +588,52 @@ def s08_tool_model_calls() -> bytes:
         "**RFC 0008** gives policies the call and the labels only...\n\n"
         "**RFC 0009** sorts failures by what to do about them...",
         usage=U(1_130, 245, cache_read=1_024),
-        took=4.4,
+        ms=4_400,
     )
-    b.run_ended("completed")
+    b.run_ended()
 
     # Run 2, with Limits.MaxTokens 40000: the tool's model calls use up the budget.
     b.at("2026-10-21T13:20:12.5+02:00")
-    prompt = "Now summarise every RFC in docs/rfc/archive/."
-    b.run_started(prompt)
-    b.user(prompt)
-    [summ] = b.anthropic(
+    b.run("Now summarise every RFC in docs/rfc/archive/.")
+    b.anthropic(
         SONNET,
-        calls=[Call("summarize", {"paths": ["docs/rfc/archive/"]})],
+        calls=[("summarize", {"paths": ["docs/rfc/archive/"]})],
         usage=U(1_402, 47, cache_read=1_024),
-        took=1.6,
+        ms=1_600,
     )
     b.allow(
-        summ,
         "41 files summarised; the summaries are in out/archive-summaries.md (38 KB).",
         took=48_000,
         usage=[ModelUsage(HAIKU, U(31_877, 2_950)), ModelUsage(HAIKU, U(8_102, 1_433))],
         log="summarize: 41 files, 2 model calls (claude-haiku-4-5), batched",
     )
     b.run_ended("limit", limit=LIMIT_TOKENS)
-    return b.bytes()
+    return b.to_bytes()
 
 
 def s09_refused_and_forbidden() -> bytes:
     # The agent forbids "private".
-    b = LogBuilder("09_refused_and_forbidden", "2026-10-22T10:00:05.123+02:00")
-    prompt = "Who is on call this week, and what's their phone number?"
-    b.run_started(prompt)
-    b.user(prompt)
+    b = SessionBuilder("2026-10-22T10:00:05.123+02:00", seed="09_refused_and_forbidden")
+    b.run("Who is on call this week, and what's their phone number?")
     rota, hr = b.anthropic(
         OPUS,
-        thinking="The rota says who; the phone number is in the HR directory.",
+        reasoning="The rota says who; the phone number is in the HR directory.",
         calls=[
-            Call("wiki_read", {"page": "ops/on-call-rota"}),
-            Call("hr_lookup", {"name": "Jonas Weber", "fields": ["phone"]}),
+            ("wiki_read", {"page": "ops/on-call-rota"}),
+            ("hr_lookup", {"name": "Jonas Weber", "fields": ["phone"]}),
         ],
         usage=U(690, 133, cache_write=1_800),
-        took=3.9,
+        ms=3_900,
+    ).calls
+    b.allow(
+        "Week 43 (19-25 Oct): Jonas Weber; backup: Priya Raman",
+        call=rota,
+        labels=["wiki"],
+        took=90,
     )
-    b.allow(rota, "Week 43 (19-25 Oct): Jonas Weber; backup: Priya Raman", labels=["wiki"], took=90)
     b.refuse(
-        hr,
-        forbidden=["private"],  # the result carried "hr" and "private"
+        ["private"],  # the result carried "hr" and "private"
+        call=hr,
         took=140,
         log="hr_lookup: 1 record from hr.internal (fields: phone)",
     )
@@ -1074,9 +642,9 @@ def s09_refused_and_forbidden() -> bytes:
         text="Jonas Weber is on call this week (backup: Priya Raman). I can't give you the "
         "phone number: that result was withheld from me. The on-call page in PagerDuty has it.",
         usage=U(841, 62, cache_read=1_800),
-        took=2.7,
+        ms=2_700,
     )
-    b.run_ended("completed")
+    b.run_ended()  # refused: the hr_lookup result
 
     # The operator attached the session to a private case file: the session now holds
     # "private", which the agent forbids.
@@ -1084,36 +652,33 @@ def s09_refused_and_forbidden() -> bytes:
     b.labels("case:2026-118", "private")
     b.at("2026-10-22T10:32:10.004001+02:00")
     b.forbidden_run("Draft the on-call handover note.", ["private"])
-    return b.bytes()
+    return b.to_bytes()
 
 
 def s10_policy_deny_and_limit() -> bytes:
     # The policy: shell runs only read-only commands; web_fetch labels "untrusted" and "web",
     # and the agent forbids "untrusted".
-    b = LogBuilder("10_policy_deny_and_limit", "2026-10-23T09:14:00.000000009+02:00")
-    prompt = "Clean the build directory, then check whether go 1.27.3 is out."
-    b.run_started(prompt)
-    b.user(prompt)
+    b = SessionBuilder("2026-10-23T09:14:00.000000009+02:00", seed="10_policy_deny_and_limit")
+    b.run("Clean the build directory, then check whether go 1.27.3 is out.")
     rm, fetch = b.anthropic(
         SONNET,
         calls=[
-            Call("shell", {"command": "rm -rf build/"}),
-            Call("web_fetch", {"url": "https://go.dev/dl/?mode=json"}),
+            ("shell", {"command": "rm -rf build/"}),
+            ("web_fetch", {"url": "https://go.dev/dl/?mode=json"}),
         ],
         usage=U(905, 90, cache_write=2_300),
-        took=2.4,
-    )
-    b.deny(rm, "shell: only read-only commands may run in this session (rm is not one)")
-    b.forbid_decision(fetch, ["untrusted", "web"])
-    [ls] = b.anthropic(
+        ms=2_400,
+    ).calls
+    b.deny("shell: only read-only commands may run in this session (rm is not one)", call=rm)
+    b.deny_forbidden(["untrusted", "web"], call=fetch)
+    b.anthropic(
         SONNET,
         text="I may not delete files or fetch web pages here. I'll list what's in build/ instead.",
-        calls=[Call("shell", {"command": "ls -la build/"})],
+        calls=[("shell", {"command": "ls -la build/"})],
         usage=U(1_149, 71, cache_read=2_300),
-        took=2.0,
+        ms=2_000,
     )
     b.allow(
-        ls,
         "total 16\ndrwxr-xr-x 2 dev dev 4096 Oct 23 09:10 .\n"
         "-rw-r--r-- 1 dev dev 5120 Oct 23 09:10 agentloop.tar\n",
         took=18,
@@ -1125,129 +690,124 @@ def s10_policy_deny_and_limit() -> bytes:
         "limits for this session. build/ holds one file, agentloop.tar (5 KB); run "
         "`rm -rf build/` yourself if you want it gone.",
         usage=U(1_321, 79, cache_read=2_300),
-        took=2.2,
+        ms=2_200,
     )
-    b.run_ended("completed")
+    b.run_ended()
 
     # Run 2 with Limits.MaxToolCalls 3.
     b.at("2026-10-23T09:30:00.1+02:00")
-    prompt = "Read the four config files in conf/ and tell me which sets a proxy."
-    b.run_started(prompt)
-    b.user(prompt)
+    b.run("Read the four config files in conf/ and tell me which sets a proxy.")
     names = ["app.toml", "db.toml", "net.toml", "log.toml"]
-    c1, c2 = b.anthropic(
+    b.anthropic(
         SONNET,
-        calls=[Call("file_read", {"path": f"conf/{n}"}) for n in names[:2]],
+        calls=[("file_read", {"path": f"conf/{n}"}) for n in names[:2]],
         usage=U(1_480, 84, cache_read=2_300),
-        took=1.8,
+        ms=1_800,
     )
-    b.allow(c1, 'name = "agentloop"\nlisten = ":8080"\n', took=2)
-    b.allow(c2, 'dsn = "postgres://db:5432/app"\npool = 10\n', took=2)
-    c3, c4 = b.anthropic(
+    b.allow('name = "agentloop"\nlisten = ":8080"\n', took=2)
+    b.allow('dsn = "postgres://db:5432/app"\npool = 10\n', took=2)
+    b.anthropic(
         SONNET,
         text="Neither sets a proxy; reading the other two.",
-        calls=[Call("file_read", {"path": f"conf/{n}"}) for n in names[2:]],
+        calls=[("file_read", {"path": f"conf/{n}"}) for n in names[2:]],
         usage=U(1_650, 92, cache_read=2_300),
-        took=1.9,
+        ms=1_900,
     )
-    b.allow(c3, 'proxy = "http://proxy.internal:3128"\nno_proxy = "localhost"\n', took=2)
-    b.over_limit(c4)
+    b.allow('proxy = "http://proxy.internal:3128"\nno_proxy = "localhost"\n', took=2)
+    b.over_limit()  # the fourth call
     b.run_ended("limit", limit=LIMIT_TOOL_CALLS)
-    return b.bytes()
+    return b.to_bytes()
 
 
 def s11_nanosecond_offsets() -> bytes:
     # One session resumed from machines in several zones, across the end of summer time in
     # Berlin (2026-10-25 03:00 CEST = 02:00 CET = 01:00 UTC).
-    b = LogBuilder("11_nanosecond_offsets", "2026-10-25T02:58:59.999999999+02:00")
+    b = SessionBuilder("2026-10-25T02:58:59.999999999+02:00", seed="11_nanosecond_offsets")
     prompt = "Start the nightly export and tell me when it's done."
     b.run_started(prompt)
-    b.at("2026-10-25T02:59:00+02:00").user(prompt)
-    [start] = b.at("2026-10-25T02:59:02.5+02:00").anthropic(
-        HAIKU, calls=[Call("export_start", {"dataset": "events"})], usage=U(377, 40), took=2
-    )
-    b.at("2026-10-25T02:59:02.500000001+02:00").decision(start, "allow")
-    b.at("2026-10-25T02:59:02.500000401+02:00").call_started(start)  # 400 ns later
-    b.at("2026-10-25T02:00:01.000000001+01:00").tool_result(start, "export 7731 started")
-    [wait] = b.at("2026-10-25T02:00:02.87+01:00").anthropic(
+    b.user(prompt, at="2026-10-25T02:59:00+02:00")
+    b.anthropic(
         HAIKU,
-        calls=[Call("export_wait", {"id": 7731, "timeout_s": 3600})],
+        calls=[("export_start", {"dataset": "events"})],
+        usage=U(377, 40),
+        ms=2_000,
+        at="2026-10-25T02:59:02.5+02:00",
+    )
+    b.decision(at="2026-10-25T02:59:02.500000001+02:00")
+    b.call_started(at="2026-10-25T02:59:02.500000401+02:00")  # 400 ns later
+    b.tool_result("export 7731 started", at="2026-10-25T02:00:01.000000001+01:00")
+    b.anthropic(
+        HAIKU,
+        calls=[("export_wait", {"id": 7731, "timeout_s": 3600})],
         usage=U(431, 44),
-        took=2,
+        ms=2_000,
+        at="2026-10-25T02:00:02.87+01:00",
     )
-    b.at("2026-10-25T02:00:02.870004+01:00").decision(wait, "allow")
-    b.at("2026-10-25T02:00:02.8700044+01:00").call_started(wait)
-    b.at("2026-10-25T02:41:10.123456789+01:00").tool_result(wait, "export 7731 done: 1.2 GB")
-    b.at("2026-10-25T02:41:13.000000001+01:00").anthropic(
-        HAIKU, text="The export finished at 02:41 (1.2 GB).", usage=U(489, 17), took=2
+    b.decision(at="2026-10-25T02:00:02.870004+01:00")
+    b.call_started(at="2026-10-25T02:00:02.8700044+01:00")
+    b.tool_result("export 7731 done: 1.2 GB", at="2026-10-25T02:41:10.123456789+01:00")
+    b.anthropic(
+        HAIKU,
+        text="The export finished at 02:41 (1.2 GB).",
+        usage=U(489, 17),
+        ms=2_000,
+        at="2026-10-25T02:41:13.000000001+01:00",
     )
-    b.at("2026-10-25T02:41:13.1+01:00").run_ended("completed")
+    b.run_ended(at="2026-10-25T02:41:13.1+01:00")
 
     # From a CI runner in UTC.
     b.at("2026-10-25T08:00:00Z")
-    prompt = "Is export 7731 downloadable?"
-    b.run_started(prompt)
-    b.user(prompt)
-    [head] = b.anthropic(
-        HAIKU, calls=[Call("export_status", {"id": 7731})], usage=U(540, 35), took=1.4
-    )
-    b.allow(head, "ready; url expires 2026-10-26T01:00:00Z", took=60)
-    b.anthropic(HAIKU, text="Yes, until 01:00 UTC tomorrow.", usage=U(601, 12), took=1.0)
-    b.run_ended("completed")
+    b.run("Is export 7731 downloadable?")
+    b.anthropic(HAIKU, calls=[("export_status", {"id": 7731})], usage=U(540, 35), ms=1_400)
+    b.allow("ready; url expires 2026-10-26T01:00:00Z", took=60)
+    b.anthropic(HAIKU, text="Yes, until 01:00 UTC tomorrow.", usage=U(601, 12), ms=1_000)
+    b.run_ended()
 
     # From San Francisco (still on summer time, -07:00).
     b.at("2026-10-25T09:15:30.000000001-07:00")
-    prompt = "Share the export link with the analytics team."
-    b.run_started(prompt)
-    b.user(prompt)
-    [share] = b.anthropic(
+    b.run("Share the export link with the analytics team.")
+    b.anthropic(
         HAIKU,
-        calls=[Call("export_share", {"id": 7731, "group": "analytics"})],
+        calls=[("export_share", {"id": 7731, "group": "analytics"})],
         usage=U(655, 41),
-        took=1.5,
+        ms=1_500,
     )
-    b.allow(share, "shared with analytics (9 people)", took=210)
-    b.anthropic(HAIKU, text="Shared with the 9 people in analytics.", usage=U(712, 14), took=1)
-    b.run_ended("completed")
+    b.allow("shared with analytics (9 people)", took=210)
+    b.anthropic(HAIKU, text="Shared with the 9 people in analytics.", usage=U(712, 14), ms=1_000)
+    b.run_ended()
 
     # From Bengaluru (+05:30), then Kathmandu (+05:45).
     b.at("2026-10-26T06:00:00.25+05:30")
-    prompt = "Did anyone download it yet?"
-    b.run_started(prompt)
-    b.user(prompt)
+    b.run("Did anyone download it yet?")
     b.anthropic(
         HAIKU,
         text="I can't see download logs from here; the export service doesn't expose them.",
         usage=U(738, 23),
-        took=1.2,
+        ms=1_200,
     )
-    b.run_ended("completed")
+    b.run_ended()
     b.at("2026-10-26T06:30:00.000000100+05:45")
-    prompt = "Then delete it at the end of the week."
-    b.run_started(prompt)
-    b.user(prompt)
-    [sched] = b.anthropic(
+    b.run("Then delete it at the end of the week.")
+    b.anthropic(
         HAIKU,
-        calls=[Call("export_expire", {"id": 7731, "at": "2026-10-30T18:00:00+01:00"})],
+        calls=[("export_expire", {"id": 7731, "at": "2026-10-30T18:00:00+01:00"})],
         usage=U(790, 47),
-        took=1.4,
+        ms=1_400,
     )
-    b.allow(sched, "expiry set to 2026-10-30T17:00:00Z", took=95)
+    b.allow("expiry set to 2026-10-30T17:00:00Z", took=95)
     b.anthropic(HAIKU, text="It will be deleted on Friday at 18:00 CET.", usage=U(851, 16))
-    b.run_ended("completed")
-    return b.bytes()
+    b.run_ended()
+    return b.to_bytes()
 
 
 def s12_odd_bytes() -> bytes:
-    # Lines from an earlier agentloop that logged tool inputs and provider data verbatim.
-    b = LogBuilder("12_odd_bytes", "2026-10-24T16:20:00.204060801+02:00")
-    prompt = "Copy the notes files into archive/ and tell me what they say."
-    b.run_started(prompt)
-    b.user(prompt)
+    # Lines from an earlier agentloop that logged tool inputs and provider data verbatim: the
+    # provider data is given as raw bytes (RawJSON), and the calls with their ids.
+    b = SessionBuilder("2026-10-24T16:20:00.204060801+02:00", seed="12_odd_bytes")
+    b.run("Copy the notes files into archive/ and tell me what they say.")
 
     # A tool input holding a byte that is not UTF-8 (Latin-1 "é"), in the part and the data.
     latin1 = RawJSON(b'{"path":"notes/caf\xe9.txt","dest":"archive/"}')
-    call1 = Call("file_copy", latin1, "toolu_01HbqK8y2Vd5pYw3RtNc7LmE")
     data = RawJSON(
         b'{"id":"msg_01XaFvM3kQ9tTb2rWc8ZyLp4","type":"message","role":"assistant",'
         b'"model":"claude-sonnet-4-5","content":[{"type":"tool_use",'
@@ -1256,13 +816,12 @@ def s12_odd_bytes() -> bytes:
         b'"stop_reason":"tool_use","stop_sequence":null,'
         b'"usage":{"input_tokens":812,"output_tokens":77}}'
     )
-    part = Part("tool_call", tool_call=ToolCall(call1.id, call1.name, call1.input))
-    b.assistant("anthropic", SONNET, [part], data, stop="tool_use", usage=U(812, 77), took=2.1)
-    b.allow(call1, "copied 1 file (1.4 KB)", took=12)
+    call = ToolCall("toolu_01HbqK8y2Vd5pYw3RtNc7LmE", "file_copy", latin1)
+    b.assistant("anthropic", SONNET, data, calls=[call], usage=U(812, 77), ms=2_100)
+    b.allow("copied 1 file (1.4 KB)", took=12)
 
     # A tool input naming "path" twice (Go's decoder takes the last).
     dup = RawJSON(b'{"path":"a.txt","path":"b.txt"}')
-    call2 = Call("file_read", dup, "toolu_01Pm4sXe8NcVb7QwTr2JyKd9")
     data = RawJSON(
         b'{"id":"msg_01Rz7nW2cQ8vXp5tLm3KbJy6","type":"message","role":"assistant",'
         b'"model":"claude-sonnet-4-5","content":[{"type":"tool_use",'
@@ -1271,21 +830,16 @@ def s12_odd_bytes() -> bytes:
         b'"stop_reason":"tool_use","stop_sequence":null,'
         b'"usage":{"input_tokens":905,"output_tokens":58}}'
     )
-    part = Part("tool_call", tool_call=ToolCall(call2.id, call2.name, call2.input))
-    b.assistant("anthropic", SONNET, [part], data, stop="tool_use", usage=U(905, 58), took=1.8)
+    call = ToolCall("toolu_01Pm4sXe8NcVb7QwTr2JyKd9", "file_read", dup)
+    b.assistant("anthropic", SONNET, data, calls=[call], usage=U(905, 58), ms=1_800)
     # Through normal strings: <, >, & and U+2028 are escaped by Go; U+0085 is not.
-    b.allow(
-        call2,
-        "b.txt: if a < b && b > c {\u2028return\u2028}\u0085(next line)",
-        took=3,
-    )
+    b.allow("b.txt: if a < b && b > c {\u2028return\u2028}\u0085(next line)", took=3)
 
     # A tool input with a raw U+2028 and a raw U+0085 inside a string. Go's encoder escapes
     # U+2028 when it writes a RawMessage, so a current agentloop would not write this line.
     raw_seps = RawJSON(
         '{"path":"archive/notes.txt","content":"line one\u2028line two\u0085line three"}'.encode()
     )
-    call3 = Call("file_write", raw_seps, "toolu_01Wq3vBn6TcXk9PzLr4MdHs2")
     data = RawJSON(
         b'{"id":"msg_01Ln5bT8rWq2XvKc7MzPj3Fy","type":"message","role":"assistant",'
         b'"model":"claude-sonnet-4-5","content":[{"type":"tool_use",'
@@ -1294,9 +848,9 @@ def s12_odd_bytes() -> bytes:
         b'three"}}],"stop_reason":"tool_use","stop_sequence":null,'
         b'"usage":{"input_tokens":1010,"output_tokens":64}}'
     )
-    part = Part("tool_call", tool_call=ToolCall(call3.id, call3.name, call3.input))
-    b.assistant("anthropic", SONNET, [part], data, stop="tool_use", usage=U(1_010, 64), took=1.9)
-    b.allow(call3, "wrote 35 bytes to archive/notes.txt", took=4)
+    call = ToolCall("toolu_01Wq3vBn6TcXk9PzLr4MdHs2", "file_write", raw_seps)
+    b.assistant("anthropic", SONNET, data, calls=[call], usage=U(1_010, 64), ms=1_900)
+    b.allow("wrote 35 bytes to archive/notes.txt", took=4)
 
     # Provider data holding an escaped lone surrogate (a truncated emoji); the neutral text
     # has U+FFFD where Go's decoder put it.
@@ -1308,26 +862,17 @@ def s12_odd_bytes() -> bytes:
         b'"usage":{"input_tokens":1102,"output_tokens":21}}'
     )
     text = "Copied both files. a.txt and b.txt say the same thing \ufffd"
-    b.assistant(
-        "anthropic",
-        SONNET,
-        [Part("text", text)],
-        data,
-        stop="end_turn",
-        usage=U(1_102, 21),
-        took=1.3,
-    )
-    b.run_ended("completed")
-    return b.bytes()
+    b.assistant("anthropic", SONNET, data, text=text, usage=U(1_102, 21), ms=1_300)
+    b.run_ended()
+    return b.to_bytes()
 
 
 def s13_labels_and_pins() -> bytes:
-    b = LogBuilder("13_labels_and_pins", "2026-10-18T08:59:59.000000001+02:00")
+    b = SessionBuilder("2026-10-18T08:59:59.000000001+02:00", seed="13_labels_and_pins")
     # The session is created with a starting label, before any run.
     b.labels("project:apollo")
     prompt = "Find a venue for the Apollo kickoff in notes/ and draft an invitation."
-    b.at("2026-10-18T09:00:04.417263112+02:00")
-    b.run_started(prompt)
+    b.run_started(prompt, at="2026-10-18T09:00:04.417263112+02:00")
     # The MCP tools' definitions, pinned by their first run.
     b.pins(
         {
@@ -1338,18 +883,16 @@ def s13_labels_and_pins() -> bytes:
     b.user(prompt)
     [read] = b.anthropic(
         OPUS,
-        thinking="Read the venue notes.",
-        calls=[Call("file_read", {"path": "notes/venues.md"})],
+        reasoning="Read the venue notes.",
+        calls=[("file_read", {"path": "notes/venues.md"})],
         usage=U(1_220, 70, cache_write=3_072),
-        took=3.1,
-    )
+        ms=3_100,
+    ).calls
     ref = "shown:2026-10-18/" + read.id.lower()
-    b.decision(read, "allow", labels=["private"])
-    b.call_started(read)
-    b.tool_result(
-        read,
+    b.allow(
         "Kulturbrauerei (Berlin, 120 seats, EUR 4,200/day); Zeche Zollverein (Essen, 80 "
         "seats, EUR 2,950/day). Both free on 12 Nov.",
+        decision_labels=["private"],
         labels=["doc:notes/venues.md"],
         log="files-mcp: read notes/venues.md (2.1 KB)",
         display=disp(
@@ -1364,13 +907,13 @@ def s13_labels_and_pins() -> bytes:
             ],
             ref,
         ),
-        ms=35,
+        took=35,
     )
-    [draft] = b.anthropic(
+    b.anthropic(
         OPUS,
         text="Zeche Zollverein fits and is cheaper. Drafting the invitation.",
         calls=[
-            Call(
+            (
                 "mail_draft",
                 {
                     "to": ["apollo-team@example.com"],
@@ -1381,10 +924,9 @@ def s13_labels_and_pins() -> bytes:
             )
         ],
         usage=U(1_388, 142, cache_read=3_072),
-        took=4.0,
+        ms=4_000,
     )
     b.allow(
-        draft,
         "draft saved (id d-5521)",
         decision_labels=["mail:apollo-team@example.com"],
         labels=["mail:draft"],
@@ -1395,38 +937,33 @@ def s13_labels_and_pins() -> bytes:
         text="The invitation is drafted (d-5521), for Zeche Zollverein in Essen on 12 "
         "November. It is not sent.",
         usage=U(1_540, 40, cache_read=3_072),
-        took=2.2,
+        ms=2_200,
     )
-    b.run_ended("completed")
+    b.run_ended()
 
     # Between runs the operator gives the session another label.
-    b.at("2026-10-18T09:30:00+02:00")
-    b.labels("reviewed:kira")
+    b.labels("reviewed:kira", at="2026-10-18T09:30:00+02:00")
     b.at("2026-10-18T09:41:27.31+02:00")
-    prompt = "Add the agenda from notes/agenda.md to the draft."
-    b.run_started(prompt)
-    b.user(prompt)
-    [read] = b.anthropic(
+    b.run("Add the agenda from notes/agenda.md to the draft.")
+    b.anthropic(
         OPUS,
-        calls=[Call("file_read", {"path": "notes/agenda.md"})],
+        calls=[("file_read", {"path": "notes/agenda.md"})],
         usage=U(1_631, 52, cache_read=3_072),
-        took=2.0,
+        ms=2_000,
     )
     b.allow(
-        read,
         "09:30 welcome\n10:00 roadmap\n12:30 lunch\n14:00 workshops\n17:00 drinks\n",
         decision_labels=["private"],
         labels=["doc:notes/agenda.md"],
         took=30,
     )
-    [upd] = b.anthropic(
+    b.anthropic(
         OPUS,
-        calls=[Call("mail_draft", {"id": "d-5521", "append": "Agenda: 09:30 welcome ..."})],
+        calls=[("mail_draft", {"id": "d-5521", "append": "Agenda: 09:30 welcome ..."})],
         usage=U(1_742, 96, cache_read=3_072),
-        took=2.6,
+        ms=2_600,
     )
     b.allow(
-        upd,
         "draft d-5521 updated",
         decision_labels=["mail:apollo-team@example.com"],
         display=disp(
@@ -1443,23 +980,18 @@ def s13_labels_and_pins() -> bytes:
                 "project:apollo",
                 "reviewed:kira",
             ],
-            [],
+            NIL,  # Go's nil Sources, written null (the field is not omitempty)
         ),
         took=240,
     )
-    # Go writes a display's nil Sources as null (the field is not omitempty); the encoder
-    # writes an empty tuple as [], so this line is finished by hand.
-    line = b.lines[-1]
-    assert line.count(b'"sources":[]') == 1
-    b.lines[-1] = line.replace(b'"sources":[]', b'"sources":null')
     b.anthropic(
         OPUS,
         text="Added the agenda to draft d-5521.",
         usage=U(1_870, 13, cache_read=3_072),
-        took=1.4,
+        ms=1_400,
     )
-    b.run_ended("completed")
-    return b.bytes()
+    b.run_ended()
+    return b.to_bytes()
 
 
 def s14_empty() -> bytes:
@@ -1467,25 +999,20 @@ def s14_empty() -> bytes:
 
 
 def s15_unknown_entry() -> bytes:
-    b = LogBuilder("15_unknown_entry", "2026-10-26T11:11:11.111111111+01:00")
-    prompt = "Translate README.md into German."
-    b.run_started(prompt)
-    b.user(prompt)
-    [read] = b.openai(
+    b = SessionBuilder("2026-10-26T11:11:11.111111111+01:00", seed="15_unknown_entry")
+    b.run("Translate README.md into German.")
+    b.openai(
         GPT5,
         reasoning="Read the file first.",
         reasoning_tokens=128,
-        calls=[Call("file_read", {"path": "README.md"})],
+        calls=[("file_read", {"path": "README.md"})],
         usage=U(1_450, 190, cache_read=1_024),
-        took=4.0,
+        ms=4_000,
     )
-    b.decision(read, "allow")
-    b.call_started(read)
-    # A newer agentloop: a tool_result with a field this version does not know...
-    b.tool_result(read, "# agentloop\n\nagentloop runs a language model in a loop with tools.")
-    line = b.lines[-1]
-    assert line.endswith(b"}}")
-    b.lines[-1] = line[:-2] + b',"duration_ms":412}}'
+    # A newer agentloop: a tool_result with a field this version does not know (added to its
+    # line below)...
+    b.allow("# agentloop\n\nagentloop runs a language model in a loop with tools.")
+    result = len(b.entries) - 1
     # ... and an entry of a type it does not know.
     checkpoint = {
         "messages": 3,
@@ -1493,7 +1020,7 @@ def s15_unknown_entry() -> bytes:
         "usage": {"input_tokens": 1450, "output_tokens": 190, "cache_read_tokens": 1024},
         "digest": sha256_pin("checkpoint/15/3"),
     }
-    b.add("checkpoint", UnknownEntry("checkpoint", checkpoint), ms=1)
+    b.add(UnknownEntry("checkpoint", checkpoint), ms=1)
     b.openai(
         GPT5,
         reasoning="",
@@ -1501,14 +1028,12 @@ def s15_unknown_entry() -> bytes:
         text="# agentloop\n\nagentloop führt ein Sprachmodell in einer Schleife mit "
         "Werkzeugen aus.",
         usage=U(1_560, 830, cache_read=1_024),
-        took=9.5,
+        ms=9_500,
     )
-    b.run_ended("completed")
+    b.run_ended()
 
     b.at("2026-10-26T11:30:00.000000002+01:00")
-    prompt = "Now the whole of DESIGN.md."
-    b.run_started(prompt)
-    b.user(prompt)
+    b.run("Now the whole of DESIGN.md.")
     b.openai(
         GPT5,
         reasoning="Long document; translate section by section.",
@@ -1517,43 +1042,41 @@ def s15_unknown_entry() -> bytes:
         "die Schleife, die Richtlinien und",
         usage=U(14_022, 4_096, cache_read=1_536),
         stop="max_tokens",
-        took=61.0,
+        ms=61_000,
     )
     b.run_ended("max_tokens")
-    return b.bytes()
+    lines = b.lines()
+    assert lines[result].endswith(b"}}")
+    lines[result] = lines[result][:-2] + b',"duration_ms":412}}'
+    return log(lines)
 
 
 def s16_canceled_pending() -> bytes:
-    b = LogBuilder("16_canceled_pending", "2026-10-27T17:45:12.360912488+01:00")
-    prompt = "Run the full test suite and tell me what fails."
-    b.run_started(prompt)
-    b.user(prompt)
-    [test] = b.anthropic(
+    b = SessionBuilder("2026-10-27T17:45:12.360912488+01:00", seed="16_canceled_pending")
+    b.run("Run the full test suite and tell me what fails.")
+    b.anthropic(
         OPUS,
         text="Running the whole suite; this takes a while.",
-        calls=[Call("command", {"args": ["make", "test"]})],
+        calls=[("command", {"args": ["make", "test"]})],
         usage=U(960, 58, cache_write=1_900),
-        took=2.3,
+        ms=2_300,
     )
-    b.decision(test, "allow")
-    b.call_started(test)
+    b.decision()
+    b.call_started()
     # The operator pressed Ctrl-C while `make test` ran: the run ends, the call has no result.
     b.run_ended("canceled", ms=95_000)
 
+    # The next run settles the call first, then takes the prompt.
     b.at("2026-10-27T17:48:03.119+01:00")
-    prompt = "Just the unit tests then."
-    b.run_started(prompt)
-    b.settle(test)
-    b.user(prompt)
-    [unit] = b.anthropic(
+    b.run("Just the unit tests then.")
+    b.anthropic(
         OPUS,
         text="The full run was interrupted and may have partly run. Running the unit tests only.",
-        calls=[Call("command", {"args": ["go", "test", "-short", "./..."]})],
+        calls=[("command", {"args": ["go", "test", "-short", "./..."]})],
         usage=U(1_102, 75, cache_read=1_900),
-        took=2.5,
+        ms=2_500,
     )
     b.allow(
-        unit,
         "ok  \tgithub.com/kirahowe/agentloop\t3.112s\n"
         "--- FAIL: TestResumeAfterCrash (0.02s)\n"
         "    session_test.go:212: settled result missing\n"
@@ -1567,10 +1090,10 @@ def s16_canceled_pending() -> bytes:
         text="One unit test fails: TestResumeAfterCrash in internal/scenario "
         '(session_test.go:212, "settled result missing"). Everything else passes.',
         usage=U(1_290, 64, cache_read=1_900),
-        took=2.8,
+        ms=2_800,
     )
-    b.run_ended("completed")
-    return b.bytes()
+    b.run_ended()
+    return b.to_bytes()
 
 
 SCENARIOS: dict[str, tuple[Callable[[], bytes], str]] = {

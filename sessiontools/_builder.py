@@ -1,0 +1,912 @@
+"""Build realistic agentloop session logs in a few lines, for tests and examples.
+
+``SessionBuilder`` writes ``Entry`` values one by one, as agentloop's loop would (seed
+``002_b8baa2d9a4d5bb0e.txt``), numbering them (``seq``) and timing them with a clock of its
+own. Each method writes the entries of one step of the loop and returns the builder, so steps
+chain::
+
+    b = SessionBuilder(start="2026-10-18T09:30:00+02:00", seed="clock")
+    b.run("What time is it?")  # run_started, then the user's message
+    b.anthropic(text="I'll check.", calls=[("clock", {})], usage=Usage(612, 41))
+    b.allow("09:30")  # decision (allow), call_started, tool_result for the open call
+    b.anthropic(text="It's 09:30.", usage=Usage(671, 9, cache_read_tokens=512))
+    b.run_ended()  # "completed", with the run's turns, usage and last text
+    b.write("session.jsonl")  # Go's bytes, one line per entry
+
+**Calls.** An assistant turn's ``calls`` are ``(name, input)`` pairs, which get an id in the
+provider's style (``toolu_01…`` for Anthropic, ``call_…`` for OpenAI), or ``ToolCall`` values
+that keep theirs. ``b.calls`` is the latest turn's calls, with ids, and ``b.pending`` every call
+asked for that has no result yet. The methods about one call (``decision``, ``allow``,
+``tool_result``, …) take ``call=``, a ``ToolCall`` or its id; without it they take the first
+pending call (for a decision, the first with no decision yet).
+
+**Time.** Every time is Unix nanoseconds, written with a UTC offset in seconds. The first entry
+is at ``start``; each later one ``ms`` milliseconds after the one before (a default for each
+kind of step, such as 3.2 s for an Anthropic turn and 40 ms for a tool), plus, with ``jitter``,
+under a millisecond more, so times look like a real log's. ``at=`` (or ``b.at(...)``) puts an
+entry at a given time instead: an RFC 3339 text (whose offset is used from then on, as when a
+session moves between zones or summer time ends) or Unix nanoseconds. ``zone=`` gives each
+entry the offset of a time zone instead. ``b.wait(ms)`` lets time pass between entries.
+
+**Determinism.** Ids, signatures and jitter come from SHA-256 of ``seed`` and a counter; nothing
+reads the clock or a random source. The same calls with the same seed give the same bytes.
+
+**Runs.** ``run_ended`` computes the ``Outcome`` from what the run did: its turns, its usage
+(its turns' and the model calls its tools made), its last assistant text, the results it
+refused and, for ``model_error``, the last error; any field can be given instead. A run left
+without ``run_ended`` (``crash()``, or a new ``run_started``) crashed, and ``run()`` settles the
+calls it left running, as agentloop's next run does.
+
+**Output.** ``entries``, ``lines()`` and ``to_bytes()`` (Go's ``encoding/json`` lines, by
+``sessiontools._gojson``), ``write(path)``, ``read()`` (the ``Session``), and any store with an
+``append(entry)`` method (``store=`` or ``into(store)``) given each entry as it is built.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, tzinfo
+from pathlib import Path
+from typing import Any, Protocol, TypeAlias
+
+from ._entries import (
+    NIL_MAP,
+    CallStartedEntry,
+    DecisionEntry,
+    Display,
+    Entry,
+    LabelsEntry,
+    Message,
+    MessageEntry,
+    ModelError,
+    ModelErrorEntry,
+    ModelUsage,
+    Native,
+    Outcome,
+    Part,
+    Payload,
+    PinsEntry,
+    Refusal,
+    RunStartedEntry,
+    ToolCall,
+    ToolResult,
+    ToolResultEntry,
+    UnknownEntry,
+    Usage,
+)
+from ._gojson import encode_entry
+from ._model import Session, read_session
+from ._session import FORBIDDEN_DECISION, REFUSED_RESULT
+from ._times import parse_rfc3339
+
+__all__ = ["LIMIT_RESULT", "SETTLED_RESULT", "SessionBuilder", "SupportsAppend"]
+
+#: What the model is told of a call that was running when the process died (the seed says what,
+#: not the words; ``settle(content=...)`` takes others).
+SETTLED_RESULT = (
+    "This call was running when the process stopped; it may or may not have taken effect."
+)
+#: The result of a call beyond ``Limits.MaxToolCalls`` (the words are not the seed's either).
+LIMIT_RESULT = "The run's tool call limit was reached; the call was not run."
+
+_MS = 1_000_000  # nanoseconds
+_SECOND = 1_000_000_000
+_B62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+_HEX = "0123456789abcdef"
+
+_TYPES: dict[type, str] = {
+    RunStartedEntry: "run_started",
+    MessageEntry: "message",
+    DecisionEntry: "decision",
+    CallStartedEntry: "call_started",
+    ToolResultEntry: "tool_result",
+    ModelErrorEntry: "model_error",
+    Outcome: "run_ended",
+    LabelsEntry: "labels",
+    PinsEntry: "pins",
+}
+
+#: A call an assistant turn asks for: ``(tool name, input)``, given an id, or a ``ToolCall``.
+CallSpec: TypeAlias = "ToolCall | tuple[str, Any]"
+#: One call, named: a ``ToolCall``, its id, or ``None`` for the first pending one.
+CallRef: TypeAlias = "ToolCall | str | None"
+#: A time: RFC 3339 text (its offset is kept) or Unix nanoseconds.
+When: TypeAlias = "str | int"
+#: A model call a tool made: a ``ModelUsage`` or ``(model, Usage)``.
+ToolUsage: TypeAlias = "ModelUsage | tuple[str, Usage]"
+
+
+class SupportsAppend(Protocol):
+    """Anything that takes entries one at a time: a store, a list, a writer of lines."""
+
+    def append(self, entry: Entry, /) -> None: ...
+
+
+@dataclass
+class _OpenCall:
+    call: ToolCall
+    verdict: str = ""
+    started: bool = False
+
+
+@dataclass
+class _Run:
+    turns: int = 0
+    usage: Usage = field(default_factory=Usage)
+    text: str = ""
+    refused: list[Refusal] = field(default_factory=list)
+    error: ModelError | None = None
+
+
+class SessionBuilder:
+    """A session log, built entry by entry: see the module docstring for an example.
+
+    Args:
+        start: the first entry's time: RFC 3339 text (its offset is the log's until another is
+            given) or Unix nanoseconds (written with ``offset``).
+        seed: what the ids, signatures and jitter are derived from; two builders with the
+            same seed and the same calls give the same bytes.
+        seq: the first entry's ``seq`` (a transcript of a later run starts above 0).
+        offset: the UTC offset in seconds east, for a ``start`` given in nanoseconds.
+        zone: gives each entry's offset from its time instead: a ``tzinfo`` (such as
+            ``zoneinfo.ZoneInfo("Europe/Berlin")``) or a function of Unix nanoseconds giving
+            seconds east of UTC. RFC 3339 times given to ``at`` then set the instant only.
+        jitter: add under a millisecond (1 to 999,999 ns, from ``seed``) to every step of
+            the clock, as real logs have; ``False`` for steps of exactly ``ms``.
+        store: given every entry as it is built (see ``into``).
+        keep: keep the entries, for ``entries``, ``to_bytes`` and the rest. ``False`` to
+            stream a large log into ``store`` in constant memory.
+    """
+
+    def __init__(
+        self,
+        start: When = "2026-10-18T09:30:00+02:00",
+        *,
+        seed: str = "session",
+        seq: int = 0,
+        offset: int = 0,
+        zone: tzinfo | Callable[[int], int] | None = None,
+        jitter: bool = True,
+        store: SupportsAppend | None = None,
+        keep: bool = True,
+    ) -> None:
+        if isinstance(start, str):
+            self._now, self._offset = parse_rfc3339(start)
+        else:
+            self._now, self._offset = start, offset
+        self.seed = seed
+        #: The next entry's ``seq``. Set it to write a repeated or skipped number.
+        self.seq = seq
+        self._zone = zone
+        self._jitter = jitter
+        self._keep = keep
+        self._pinned = True  # the first entry is at `start` exactly
+        self._counter = 0
+        self._entries: list[Entry] = []
+        self._stores: list[SupportsAppend] = [store] if store is not None else []
+        self._last: Entry | None = None
+        self._run = _Run()
+        self._open: dict[str, _OpenCall] = {}
+        self._calls: tuple[ToolCall, ...] = ()
+
+    # What has been built.
+
+    @property
+    def entries(self) -> list[Entry]:
+        """The entries built so far, in order (a copy)."""
+        self._check_kept()
+        return list(self._entries)
+
+    @property
+    def last(self) -> Entry | None:
+        """The latest entry, ``None`` before the first."""
+        return self._last
+
+    @property
+    def now(self) -> int:
+        """The clock, in Unix nanoseconds: the latest entry's time, or the one pinned for the
+        next entry by ``at``."""
+        return self._now
+
+    @property
+    def calls(self) -> tuple[ToolCall, ...]:
+        """The tool calls of the latest assistant turn, with their ids."""
+        return self._calls
+
+    @property
+    def pending(self) -> tuple[ToolCall, ...]:
+        """Every call asked for that has no result yet, in the order they were asked for."""
+        return tuple(o.call for o in self._open.values())
+
+    # Determinism.
+
+    def _hash(self, what: str) -> int:
+        self._counter += 1
+        digest = hashlib.sha256(f"{self.seed}/{what}/{self._counter}".encode()).digest()
+        return int.from_bytes(digest, "big")
+
+    def ident(self, prefix: str, length: int, alphabet: str = _B62) -> str:
+        """A deterministic id: ``prefix`` and ``length`` characters of ``alphabet`` (base 62 by
+        default), such as ``ident("toolu_01", 22)``. Each id draws on ``seed`` and a counter."""
+        chars: list[str] = []
+        n = 1
+        while len(chars) < length:
+            if n < len(alphabet):  # out of digits: hash again
+                n = self._hash(prefix) | 1 << 256
+            n, r = divmod(n, len(alphabet))
+            chars.append(alphabet[r])
+        return prefix + "".join(chars)
+
+    def _call_id(self, provider: str) -> str:
+        if provider == "anthropic":
+            return self.ident("toolu_01", 22)
+        return self.ident("call_", 24)
+
+    # The clock.
+
+    def at(self, when: When) -> SessionBuilder:
+        """Put the next entry at ``when``: RFC 3339 text, whose offset is also used from then
+        on, or Unix nanoseconds. A time before the latest entry is allowed (a clock stepped
+        back)."""
+        if isinstance(when, str):
+            self._now, self._offset = parse_rfc3339(when)
+        else:
+            self._now = when
+        self._pinned = True
+        return self
+
+    def wait(self, ms: float) -> SessionBuilder:
+        """Let ``ms`` milliseconds pass: the next entry comes that much later."""
+        self._now += round(ms * _MS)
+        return self
+
+    def _tick(self, ms: float) -> None:
+        if self._pinned:
+            self._pinned = False
+            return
+        self._now += round(ms * _MS)
+        if self._jitter:
+            self._now += self._hash("tick") % (_MS - 1) + 1
+
+    def _offset_at(self, unix_nano: int) -> int:
+        zone = self._zone
+        if zone is None:
+            return self._offset
+        if isinstance(zone, tzinfo):
+            delta = datetime.fromtimestamp(unix_nano // _SECOND, zone).utcoffset()
+            return int(delta.total_seconds()) if delta is not None else 0
+        return zone(unix_nano)
+
+    # Writing.
+
+    def add(self, payload: Payload, *, ms: float = 2, at: When | None = None) -> SessionBuilder:
+        """Write one entry holding ``payload`` (its type follows from the payload's class:
+        ``Outcome`` is ``run_ended``, ``UnknownEntry`` its own type), ``ms`` milliseconds after
+        the latest entry or at ``at``. Every other method writes through this one, so the run's
+        accounting sees entries added here too."""
+        if at is not None:
+            self.at(at)
+        self._tick(ms)
+        etype = payload.type if isinstance(payload, UnknownEntry) else _TYPES[type(payload)]
+        entry = Entry(self.seq, self._now, etype, payload, self._offset_at(self._now))
+        self.seq += 1
+        self._account(payload)
+        self._last = entry
+        if self._keep:
+            self._entries.append(entry)
+        for store in self._stores:
+            store.append(entry)
+        return self
+
+    def _account(self, p: Payload) -> None:
+        run = self._run
+        if isinstance(p, RunStartedEntry):
+            self._run = _Run()  # a run still open crashed
+        elif isinstance(p, MessageEntry):
+            if p.message.role != "assistant":
+                return
+            run.turns += 1
+            run.usage += p.usage
+            text = p.message.text
+            if text:
+                run.text = text
+            self._calls = p.message.tool_calls
+            for call in self._calls:
+                self._open[call.id] = _OpenCall(call)
+        elif isinstance(p, DecisionEntry):
+            if p.call_id in self._open:
+                self._open[p.call_id].verdict = p.verdict
+        elif isinstance(p, CallStartedEntry):
+            if p.call_id in self._open:
+                self._open[p.call_id].started = True
+        elif isinstance(p, ToolResultEntry):
+            for mu in p.usage:
+                run.usage += mu.usage
+            self._open.pop(p.result.call_id, None)
+        elif isinstance(p, ModelErrorEntry):
+            run.error = p.error
+        elif isinstance(p, Outcome):
+            self._run = _Run()
+
+    def _call(self, call: CallRef, want: Callable[[_OpenCall], bool] | None = None) -> ToolCall:
+        if isinstance(call, ToolCall):
+            return call
+        if call is not None:
+            if call not in self._open:
+                raise ValueError(f"no pending call {call!r}")
+            return self._open[call].call
+        for o in self._open.values():
+            if want is None or want(o):
+                return o.call
+        raise ValueError("no pending call: give call=")
+
+    # Session entries.
+
+    def labels(
+        self, *labels: str, source: str = "seed", ms: float = 1, at: When | None = None
+    ) -> SessionBuilder:
+        """A ``labels`` entry: labels added from outside any call (``source`` ``seed``)."""
+        return self.add(LabelsEntry(tuple(labels), source), ms=ms, at=at)
+
+    def pins(
+        self, pins: Mapping[str, str], *, ms: float = 1, at: When | None = None
+    ) -> SessionBuilder:
+        """A ``pins`` entry: tool definition digests (``sha256:<hex>``) by tool name
+        (``NIL_MAP`` for Go's nil map, written ``null``)."""
+        return self.add(PinsEntry(pins if pins is NIL_MAP else dict(pins)), ms=ms, at=at)
+
+    # Runs.
+
+    def run_started(
+        self, prompt: str = "", *, ms: float = 2, at: When | None = None
+    ) -> SessionBuilder:
+        """A ``run_started`` entry; an empty ``prompt`` is a bare resume. A run still open has
+        crashed."""
+        return self.add(RunStartedEntry(prompt), ms=ms, at=at)
+
+    def user(self, text: str, *, ms: float = 1, at: When | None = None) -> SessionBuilder:
+        """The user's message (a ``message`` entry with zero usage)."""
+        message = Message("user", (Part("text", text),))
+        return self.add(MessageEntry(message, Usage()), ms=ms, at=at)
+
+    def run(
+        self, prompt: str = "", *, settle: bool = True, ms: float = 2, at: When | None = None
+    ) -> SessionBuilder:
+        """Start a run as ``Agent.Run`` does: ``run_started``; then, with ``settle``, a settled
+        result for each call an earlier run started and never finished (``settle()``); then
+        the prompt as the user's message, unless it is empty. ``ms``/``at`` time the first."""
+        self.run_started(prompt, ms=ms, at=at)
+        if settle and any(o.started for o in self._open.values()):
+            self.settle()
+        if prompt:
+            self.user(prompt)
+        return self
+
+    def run_ended(
+        self,
+        reason: str = "completed",
+        *,
+        turns: int | None = None,
+        usage: Usage | None = None,
+        text: str | None = None,
+        error: ModelError | None = None,
+        limit: str = "",
+        forbidden: Iterable[str] = (),
+        refused: Iterable[Refusal] | None = None,
+        ms: float = 1,
+        at: When | None = None,
+    ) -> SessionBuilder:
+        """A ``run_ended`` entry: the run's ``Outcome``.
+
+        ``reason`` is ``completed``, ``max_tokens``, ``refused``, ``limit`` (name the limit:
+        ``max_turns``, ``max_tool_calls`` or ``max_tokens``), ``model_error``, ``canceled`` or
+        ``forbidden``. By default ``turns`` counts the run's assistant turns; ``usage`` adds
+        their usage and the model calls of the run's tool results; ``text`` is its last
+        assistant text; ``refused`` lists its refused results; ``error`` is, for
+        ``model_error``, its last failed model call. Each can be given instead.
+        """
+        run = self._run
+        if error is None and reason == "model_error":
+            error = run.error
+        outcome = Outcome(
+            reason,
+            run.turns if turns is None else turns,
+            run.usage if usage is None else usage,
+            run.text if text is None else text,
+            error,
+            limit,
+            tuple(forbidden),
+            tuple(run.refused) if refused is None else tuple(refused),
+        )
+        return self.add(outcome, ms=ms, at=at)
+
+    def crash(self) -> SessionBuilder:
+        """The process dies: the run ends without ``run_ended``. Nothing is written; calls left
+        running stay pending for the next run to settle."""
+        self._run = _Run()
+        return self
+
+    def forbidden_run(
+        self, prompt: str, forbidden: Iterable[str], *, ms: float = 2, at: When | None = None
+    ) -> SessionBuilder:
+        """A run on a session holding labels the agent forbids: ``run_started`` and at once
+        ``run_ended`` ``forbidden``, naming them (sorted); nothing runs."""
+        self.run_started(prompt, ms=ms, at=at)
+        return self.run_ended("forbidden", forbidden=sorted(set(forbidden)))
+
+    # Assistant turns.
+
+    def assistant(
+        self,
+        provider: str,
+        model: str,
+        data: Any,
+        *,
+        text: str = "",
+        reasoning: str | None = None,
+        calls: Iterable[CallSpec] = (),
+        usage: Usage | None = None,
+        stop: str = "",
+        refusal: str = "",
+        served: str | None = None,
+        ms: float = 3000,
+        at: When | None = None,
+    ) -> SessionBuilder:
+        """An assistant turn with ``native.data`` given: parts ``reasoning`` (when not
+        ``None``), ``text`` (when not empty) and a ``tool_call`` for each of ``calls``.
+
+        Args:
+            provider: ``native.provider``, such as ``anthropic``.
+            model: the model asked for (``native.model``).
+            data: the provider's response, parsed JSON or ``RawJSON`` bytes.
+            usage: what the call cost: ``Usage(input, output, cache_read, cache_write)``,
+                four disjoint token counts.
+            stop: ``end_turn``, ``tool_use``, ``max_tokens``, ``refusal`` or ``pause``; by
+                default ``refusal`` with a ``refusal``, ``tool_use`` with calls, else
+                ``end_turn``.
+            refusal: the provider's reason, for a refusal.
+            served: the model that served the turn (the entry's ``model``); ``model`` by
+                default.
+            ms: how long the model call took: milliseconds after the previous entry.
+        """
+        if at is not None:
+            self.at(at)
+        resolved = [self._spec(c, provider) for c in calls]
+        return self._turn(
+            provider, model, data, text, reasoning, resolved, usage, stop, refusal, served, ms
+        )
+
+    def _spec(self, c: CallSpec, provider: str) -> ToolCall:
+        if isinstance(c, ToolCall):
+            return c if c.id else ToolCall(self._call_id(provider), c.name, c.input)
+        name, inp = c
+        return ToolCall(self._call_id(provider), name, inp)
+
+    def _turn(
+        self,
+        provider: str,
+        model: str,
+        data: Any,
+        text: str,
+        reasoning: str | None,
+        calls: list[ToolCall],
+        usage: Usage | None,
+        stop: str,
+        refusal: str,
+        served: str | None,
+        ms: float,
+    ) -> SessionBuilder:
+        parts: list[Part] = []
+        if reasoning is not None:
+            parts.append(Part("reasoning", reasoning))
+        if text:
+            parts.append(Part("text", text))
+        parts.extend(Part("tool_call", tool_call=c) for c in calls)
+        if not stop:
+            stop = "refusal" if refusal else ("tool_use" if calls else "end_turn")
+        message = Message("assistant", tuple(parts), Native(provider, model, data))
+        entry = MessageEntry(message, usage or Usage(), stop, served or model, refusal)
+        return self.add(entry, ms=ms)
+
+    def anthropic(
+        self,
+        model: str = "claude-sonnet-4-5",
+        *,
+        text: str = "",
+        reasoning: str | None = None,
+        calls: Iterable[CallSpec] = (),
+        usage: Usage | None = None,
+        stop: str = "",
+        served: str | None = None,
+        ms: float = 3200,
+        at: When | None = None,
+    ) -> SessionBuilder:
+        """An assistant turn from Anthropic's Messages API, with its response in
+        ``native.data``: ``msg_01…`` id, ``thinking`` (with a signature), ``text`` and
+        ``tool_use`` blocks, ``stop_reason`` and the usage in Anthropic's names.
+
+        ``reasoning`` is the thinking block's text (``""`` for a redacted summary, ``None`` for
+        none); ``calls`` get ``toolu_01…`` ids. ``usage``'s ``input_tokens`` is the uncached
+        input, as Anthropic counts it. ``ms``: how long the call took. See ``assistant``.
+        """
+        if at is not None:
+            self.at(at)
+        calls = list(calls)
+        content: list[dict[str, Any]] = []
+        if reasoning is not None:
+            signature = self.ident("", 94, _B62 + "+/") + "=="
+            content.append({"type": "thinking", "thinking": reasoning, "signature": signature})
+        if text:
+            content.append({"type": "text", "text": text})
+        resolved = [self._spec(c, "anthropic") for c in calls]
+        for c in resolved:
+            content.append({"type": "tool_use", "id": c.id, "name": c.name, "input": c.input})
+        stop = stop or ("tool_use" if resolved else "end_turn")
+        u = usage or Usage()
+        data = {
+            "id": self.ident("msg_01", 22),
+            "type": "message",
+            "role": "assistant",
+            "model": served or model,
+            "content": content,
+            "stop_reason": stop,
+            "stop_sequence": None,
+            "usage": {
+                "input_tokens": u.input_tokens,
+                "cache_creation_input_tokens": u.cache_write_tokens,
+                "cache_read_input_tokens": u.cache_read_tokens,
+                "output_tokens": u.output_tokens,
+                "service_tier": "standard",
+            },
+        }
+        return self._turn(
+            "anthropic", model, data, text, reasoning, resolved, u, stop, "", served, ms
+        )
+
+    def openai(
+        self,
+        model: str = "gpt-5",
+        *,
+        text: str = "",
+        reasoning: str | None = None,
+        reasoning_tokens: int = 0,
+        calls: Iterable[CallSpec] = (),
+        usage: Usage | None = None,
+        stop: str = "",
+        refusal: str = "",
+        served: str | None = None,
+        ms: float = 4100,
+        at: When | None = None,
+    ) -> SessionBuilder:
+        """An assistant turn from OpenAI's Responses API, with its response in ``native.data``:
+        ``resp_…`` id, ``reasoning`` (with a summary unless ``reasoning`` is ``""``),
+        ``message`` (``output_text``, or ``refusal``) and ``function_call`` items.
+
+        ``calls`` get ``call_…`` ids. ``usage`` is agentloop's: OpenAI's ``input_tokens`` is
+        written as the uncached and cached input together, as OpenAI counts it, and
+        ``reasoning_tokens`` is part of the output. A ``refusal`` is also the turn's text. A
+        ``max_tokens`` stop makes the response ``incomplete``. ``ms``: how long the call took;
+        ``created_at`` is halfway through, in Unix seconds. See ``assistant``.
+        """
+        if at is not None:
+            self.at(at)
+        calls = list(calls)
+        output: list[dict[str, Any]] = []
+        if reasoning is not None:
+            summary = [{"type": "summary_text", "text": reasoning}] if reasoning else []
+            output.append(
+                {"id": self.ident("rs_", 50, _HEX), "type": "reasoning", "summary": summary}
+            )
+        incomplete = stop == "max_tokens"
+        if refusal:
+            text = refusal
+            item: dict[str, Any] = {"type": "refusal", "refusal": refusal}
+        else:
+            item = {"type": "output_text", "annotations": [], "logprobs": [], "text": text}
+        if text:
+            output.append(
+                {
+                    "id": self.ident("msg_", 50, _HEX),
+                    "type": "message",
+                    "status": "incomplete" if incomplete and not refusal else "completed",
+                    "content": [item],
+                    "role": "assistant",
+                }
+            )
+        resolved = []
+        for c in calls:
+            call = self._spec(c, "openai")
+            resolved.append(call)
+            output.append(
+                {
+                    "id": self.ident("fc_", 50, _HEX),
+                    "type": "function_call",
+                    "status": "completed",
+                    "arguments": json.dumps(call.input, separators=(",", ":"), ensure_ascii=False),
+                    "call_id": call.id,
+                    "name": call.name,
+                }
+            )
+        u = usage or Usage()
+        uncached_and_cached = u.input_tokens + u.cache_read_tokens
+        data: dict[str, Any] = {
+            "id": self.ident("resp_", 50, _HEX),
+            "object": "response",
+            "created_at": (self._now + round(ms * _MS) // 2) // _SECOND,
+            "status": "incomplete" if incomplete else "completed",
+            "error": None,
+            "incomplete_details": {"reason": "max_output_tokens"} if incomplete else None,
+            "model": served or model,
+            "output": output,
+            "usage": {
+                "input_tokens": uncached_and_cached,
+                "input_tokens_details": {"cached_tokens": u.cache_read_tokens},
+                "output_tokens": u.output_tokens,
+                "output_tokens_details": {"reasoning_tokens": reasoning_tokens},
+                "total_tokens": uncached_and_cached + u.output_tokens,
+            },
+        }
+        return self._turn(
+            "openai", model, data, text, reasoning, resolved, u, stop, refusal, served, ms
+        )
+
+    # Model errors.
+
+    def model_error(
+        self,
+        kind: str,
+        message: str = "",
+        *,
+        status: int = 0,
+        retry: bool = False,
+        wait_ms: int = 0,
+        retry_after: When | None = None,
+        resets_at: When | None = None,
+        ms: float = 400,
+        at: When | None = None,
+    ) -> SessionBuilder:
+        """A failed model call (``model_error``).
+
+        Args:
+            kind: ``rate_limited``, ``overloaded``, ``unreachable``, ``unauthorized``,
+                ``billing``, ``not_found`` or ``invalid_request``.
+            message: the provider's message.
+            status: the HTTP status, 0 when there was no answer.
+            retry: whether the loop tries again; it then sleeps ``wait_ms`` milliseconds, and
+                the clock moves on by as much.
+            retry_after, resets_at: when the provider asked to be retried, and when the limit
+                resets: RFC 3339 text or Unix nanoseconds; ``None`` when it did not say.
+            ms: how long the failed call took.
+        """
+        error = ModelError(kind, message, status, _instant(retry_after), _instant(resets_at))
+        self.add(ModelErrorEntry(error, retry, wait_ms), ms=ms, at=at)
+        if retry:
+            self.wait(wait_ms)
+        return self
+
+    # Tool calls.
+
+    def decision(
+        self,
+        verdict: str = "allow",
+        *,
+        call: CallRef = None,
+        reason: str = "",
+        labels: Iterable[str] = (),
+        ms: float = 1,
+        at: When | None = None,
+    ) -> SessionBuilder:
+        """A policy's ``decision`` on a call: ``allow`` (its ``labels`` are added to the
+        session) or ``deny`` (the ``reason`` is shown to the model). ``call`` defaults to the
+        first pending call with no decision."""
+        c = self._call(call, lambda o: not o.verdict)
+        return self.add(DecisionEntry(c.id, c.name, verdict, reason, tuple(labels)), ms=ms, at=at)
+
+    def call_started(
+        self, *, call: CallRef = None, ms: float = 0.3, at: When | None = None
+    ) -> SessionBuilder:
+        """``call_started``: written just before the tool runs. ``call`` defaults to the first
+        pending call not started."""
+        c = self._call(call, lambda o: not o.started)
+        return self.add(CallStartedEntry(c.id), ms=ms, at=at)
+
+    def tool_result(
+        self,
+        content: str,
+        *,
+        call: CallRef = None,
+        is_error: bool = False,
+        labels: Iterable[str] = (),
+        log: str = "",
+        usage: Iterable[ToolUsage] = (),
+        display: Display | None = None,
+        ms: float = 40,
+        at: When | None = None,
+    ) -> SessionBuilder:
+        """A ``tool_result``: ``content`` for the model, ``is_error``, the ``labels`` it adds
+        to the session, the operator's ``log`` and ``display``, and the model calls the tool
+        made (``usage``: ``ModelUsage`` or ``(model, Usage)``; they count in the run's usage).
+        ``call`` defaults to the first pending call; ``ms`` is how long the tool ran."""
+        c = self._call(call)
+        model_usage = tuple(u if isinstance(u, ModelUsage) else ModelUsage(*u) for u in usage)
+        entry = ToolResultEntry(
+            ToolResult(c.id, content, is_error), tuple(labels), log, model_usage, display
+        )
+        return self.add(entry, ms=ms, at=at)
+
+    def allow(
+        self,
+        content: str,
+        *,
+        call: CallRef = None,
+        decision_labels: Iterable[str] = (),
+        labels: Iterable[str] = (),
+        is_error: bool = False,
+        log: str = "",
+        usage: Iterable[ToolUsage] = (),
+        display: Display | None = None,
+        ms: float = 1,
+        took: float = 40,
+        at: When | None = None,
+    ) -> SessionBuilder:
+        """A call allowed and run: ``decision`` allow (with ``decision_labels``), 0.3 ms later
+        ``call_started``, and after ``took`` milliseconds its ``tool_result`` (see
+        ``tool_result``). ``ms``/``at`` time the decision."""
+        c = self._call(call, lambda o: not o.verdict)
+        self.decision("allow", call=c, labels=decision_labels, ms=ms, at=at)
+        self.call_started(call=c)
+        return self.tool_result(
+            content,
+            call=c,
+            is_error=is_error,
+            labels=labels,
+            log=log,
+            usage=usage,
+            display=display,
+            ms=took,
+        )
+
+    def deny(
+        self,
+        reason: str,
+        *,
+        call: CallRef = None,
+        labels: Iterable[str] = (),
+        ms: float = 1,
+        at: When | None = None,
+    ) -> SessionBuilder:
+        """A call the policy denies: ``decision`` deny, then a ``tool_result`` that tells the
+        model the ``reason`` (``is_error``)."""
+        c = self._call(call, lambda o: not o.verdict)
+        self.decision("deny", call=c, reason=reason, labels=labels, ms=ms, at=at)
+        return self.tool_result(reason, call=c, is_error=True, ms=0.2)
+
+    def deny_forbidden(
+        self,
+        labels: Iterable[str],
+        *,
+        call: CallRef = None,
+        ms: float = 1,
+        at: When | None = None,
+    ) -> SessionBuilder:
+        """An allow whose ``labels`` include one the session may not hold, which agentloop
+        turns into a deny with the seed's ``ForbiddenDecision`` (``FORBIDDEN_DECISION``)."""
+        return self.deny(FORBIDDEN_DECISION, call=call, labels=labels, ms=ms, at=at)
+
+    def refused_result(
+        self,
+        forbidden: Iterable[str],
+        *,
+        call: CallRef = None,
+        is_error: bool = False,
+        log: str = "",
+        usage: Iterable[ToolUsage] = (),
+        ms: float = 60,
+        at: When | None = None,
+    ) -> SessionBuilder:
+        """A result refused because it carried ``forbidden`` labels: the model is told the
+        seed's ``RefusedResult``, the session takes none of its labels, its ``log`` and
+        ``usage`` are kept, and the run's ``Outcome.refused`` will name it."""
+        c = self._call(call)
+        self.tool_result(
+            REFUSED_RESULT, call=c, is_error=is_error, log=log, usage=usage, ms=ms, at=at
+        )
+        self._run.refused.append(Refusal(c.id, c.name, tuple(sorted(set(forbidden)))))
+        return self
+
+    def refuse(
+        self,
+        forbidden: Iterable[str],
+        *,
+        call: CallRef = None,
+        is_error: bool = False,
+        log: str = "",
+        usage: Iterable[ToolUsage] = (),
+        ms: float = 1,
+        took: float = 60,
+        at: When | None = None,
+    ) -> SessionBuilder:
+        """A call allowed and run whose result is refused: ``decision`` allow,
+        ``call_started`` and, ``took`` milliseconds later, ``refused_result``."""
+        c = self._call(call, lambda o: not o.verdict)
+        self.decision("allow", call=c, ms=ms, at=at)
+        self.call_started(call=c)
+        return self.refused_result(
+            forbidden, call=c, is_error=is_error, log=log, usage=usage, ms=took
+        )
+
+    def settle(
+        self,
+        *,
+        call: CallRef = None,
+        content: str = SETTLED_RESULT,
+        ms: float = 1,
+        at: When | None = None,
+    ) -> SessionBuilder:
+        """Settle a call an earlier run started and never finished: a ``tool_result``
+        (``is_error``) telling the model it may or may not have taken effect. Without
+        ``call``, every pending call that was started, in order."""
+        if call is not None:
+            return self.tool_result(content, call=call, is_error=True, ms=ms, at=at)
+        started = [o.call for o in self._open.values() if o.started]
+        if not started:
+            raise ValueError("no started call to settle")
+        for i, c in enumerate(started):
+            self.tool_result(content, call=c, is_error=True, ms=ms, at=at if i == 0 else None)
+        return self
+
+    def over_limit(
+        self,
+        *,
+        call: CallRef = None,
+        content: str = LIMIT_RESULT,
+        ms: float = 0.2,
+        at: When | None = None,
+    ) -> SessionBuilder:
+        """A call beyond ``Limits.MaxToolCalls``: refused without a decision (``is_error``);
+        end the run with ``run_ended("limit", limit="max_tool_calls")``."""
+        return self.tool_result(content, call=call, is_error=True, ms=ms, at=at)
+
+    # Output.
+
+    def into(self, store: SupportsAppend) -> SessionBuilder:
+        """Give ``store`` (anything with ``append(entry)``) the entries built so far, then each
+        later entry as it is built."""
+        self._check_kept()
+        for entry in self._entries:
+            store.append(entry)
+        self._stores.append(store)
+        return self
+
+    def lines(self) -> list[bytes]:
+        """Each entry as the line Go's ``encoding/json`` writes, without the ``\\n``."""
+        self._check_kept()
+        return [encode_entry(e) for e in self._entries]
+
+    def to_bytes(self) -> bytes:
+        """The log: every entry's line, each ending in ``\\n``."""
+        return b"".join(line + b"\n" for line in self.lines())
+
+    def write(self, path: str | Path) -> Path:
+        """Write the log to ``path`` (replacing it) and return the path."""
+        path = Path(path)
+        path.write_bytes(self.to_bytes())
+        return path
+
+    def read(self, name: str = "<builder>") -> Session:
+        """The log read back with ``read_session``: the ``Session`` a reader sees."""
+        return read_session(io.BytesIO(self.to_bytes()), name=name)
+
+    def _check_kept(self) -> None:
+        if not self._keep and self._last is not None:
+            raise ValueError("this builder does not keep its entries (keep=False)")
+
+
+def _instant(when: When | None) -> int | None:
+    if when is None or isinstance(when, int):
+        return when
+    return parse_rfc3339(when)[0]
