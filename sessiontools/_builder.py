@@ -51,7 +51,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from pathlib import Path
-from typing import Any, Protocol, TypeAlias
+from typing import Any, Protocol, TypeAlias, cast
 
 from ._entries import (
     NIL_MAP,
@@ -79,8 +79,8 @@ from ._entries import (
     Usage,
 )
 from ._gojson import encode_entry
-from ._model import Session, read_session
-from ._session import FORBIDDEN_DECISION, REFUSED_RESULT
+from ._model import Session, open_session, read_session
+from ._session import FORBIDDEN_DECISION, REFUSED_RESULT, check_labels
 from ._times import parse_rfc3339
 
 __all__ = ["LIMIT_RESULT", "SETTLED_RESULT", "SessionBuilder", "SupportsAppend"]
@@ -118,6 +118,12 @@ CallRef: TypeAlias = "ToolCall | str | None"
 When: TypeAlias = "str | int"
 #: A model call a tool made: a ``ModelUsage`` or ``(model, Usage)``.
 ToolUsage: TypeAlias = "ModelUsage | tuple[str, Usage]"
+
+
+class Store(Protocol):
+    """A store to resume from: ``load()`` gives its entries (``FileStore``, ``MemoryStore``)."""
+
+    def load(self) -> list[Entry]: ...
 
 
 class SupportsAppend(Protocol):
@@ -192,6 +198,67 @@ class SessionBuilder:
         self._run = _Run()
         self._open: dict[str, _OpenCall] = {}
         self._calls: tuple[ToolCall, ...] = ()
+        self._models: dict[str, str] = {}  # the model each provider's last turn asked for
+
+    @classmethod
+    def resume(
+        cls,
+        source: Session | Store,
+        *,
+        seed: str = "session",
+        store: SupportsAppend | None = None,
+        start: When = "2026-10-18T09:30:00+02:00",
+        zone: tzinfo | Callable[[int], int] | None = None,
+        jitter: bool = True,
+    ) -> SessionBuilder:
+        """A builder that carries on a session already written, as agentloop's next ``Run`` on
+        it would: the next entry gets the next ``seq`` and comes after the last entry's time
+        (in its offset); the calls left without a result are ``pending`` (so ``run()`` settles
+        the ones that were started); an open run's turns and usage count in its
+        ``run_ended``; ``anthropic()`` and ``openai()`` default to the models last used.
+
+        Args:
+            source: a ``Session``, or a store (anything with ``load()``), which is then also
+                where the new entries go, unless ``store`` is given.
+            seed: as for the constructor; it is combined with the next ``seq``, so ids never
+                repeat those of the entries already written with the same seed.
+            store: where the new entries go (see ``into``).
+            start: the first entry's time, for an empty session only.
+            zone, jitter: as for the constructor.
+
+        Raises:
+            DamagedLogError, EntryError: the store's log is damaged.
+
+        What the log cannot say is not carried on: results an open run refused (give
+        ``run_ended(refused=...)``), and the entries themselves (``entries`` holds only the new
+        ones).
+        """
+        if isinstance(source, Session):
+            session = source
+        else:
+            session = open_session(source)
+            if store is None and hasattr(source, "append"):
+                store = cast(SupportsAppend, source)
+        last = session.entries[-1] if session.entries else None
+        if last is None:
+            return cls(start, seed=seed, store=store, zone=zone, jitter=jitter)
+        builder = cls(
+            last.time_unix_nano,
+            seed=f"{seed}@{last.seq + 1}",
+            seq=last.seq + 1,
+            offset=last.utc_offset_seconds,
+            zone=zone,
+            jitter=jitter,
+            store=store,
+        )
+        builder._pinned = False  # the next entry comes after the last one
+        for entry in session.entries:
+            builder._account(entry.payload)
+            payload = entry.payload
+            if isinstance(payload, MessageEntry) and payload.message.native is not None:
+                native = payload.message.native
+                builder._models[native.provider] = native.model
+        return builder
 
     # What has been built.
 
@@ -287,19 +354,34 @@ class SessionBuilder:
         """Write one entry holding ``payload`` (its type follows from the payload's class:
         ``Outcome`` is ``run_ended``, ``UnknownEntry`` its own type), ``ms`` milliseconds after
         the latest entry or at ``at``. Every other method writes through this one, so the run's
-        accounting sees entries added here too."""
-        if at is not None:
-            self.at(at)
-        self._tick(ms)
-        etype = payload.type if isinstance(payload, UnknownEntry) else _TYPES[type(payload)]
-        entry = Entry(self.seq, self._now, etype, payload, self._offset_at(self._now))
+        accounting sees entries added here too.
+
+        The entry is given to each store first; if one raises, the builder records nothing
+        (the next entry gets the same ``seq`` and time), and the stores given it before keep it.
+
+        Raises:
+            LabelError: a label in the payload is not one (``check_label``); agentloop never
+                writes one.
+        """
+        _check_payload_labels(payload)
+        clock = (self._now, self._offset, self._pinned, self._counter)
+        try:
+            if at is not None:
+                self.at(at)
+            self._tick(ms)
+            etype = payload.type if isinstance(payload, UnknownEntry) else _TYPES[type(payload)]
+            entry = Entry(self.seq, self._now, etype, payload, self._offset_at(self._now))
+            for store in self._stores:
+                store.append(entry)
+        except BaseException:
+            # Not written: the builder stays where it was, so the next entry takes this seq.
+            self._now, self._offset, self._pinned, self._counter = clock
+            raise
         self.seq += 1
         self._account(payload)
         self._last = entry
         if self._keep:
             self._entries.append(entry)
-        for store in self._stores:
-            store.append(entry)
         return self
 
     def _account(self, p: Payload) -> None:
@@ -480,6 +562,12 @@ class SessionBuilder:
             provider, model, data, text, reasoning, resolved, usage, stop, refusal, served, ms
         )
 
+    def _model(self, provider: str, model: str | None, default: str) -> str:
+        if model is None:
+            return self._models.get(provider, default)
+        self._models[provider] = model
+        return model
+
     def _spec(self, c: CallSpec, provider: str) -> ToolCall:
         if isinstance(c, ToolCall):
             return c if c.id else ToolCall(self._call_id(provider), c.name, c.input)
@@ -514,7 +602,7 @@ class SessionBuilder:
 
     def anthropic(
         self,
-        model: str = "claude-sonnet-4-5",
+        model: str | None = None,
         *,
         text: str = "",
         reasoning: str | None = None,
@@ -531,8 +619,11 @@ class SessionBuilder:
 
         ``reasoning`` is the thinking block's text (``""`` for a redacted summary, ``None`` for
         none); ``calls`` get ``toolu_01…`` ids. ``usage``'s ``input_tokens`` is the uncached
-        input, as Anthropic counts it. ``ms``: how long the call took. See ``assistant``.
+        input, as Anthropic counts it. ``ms``: how long the call took. ``model``: the model
+        asked for; by default the one this builder's last Anthropic turn asked for, else
+        ``claude-sonnet-4-5``. See ``assistant``.
         """
+        model = self._model("anthropic", model, "claude-sonnet-4-5")
         if at is not None:
             self.at(at)
         calls = list(calls)
@@ -569,7 +660,7 @@ class SessionBuilder:
 
     def openai(
         self,
-        model: str = "gpt-5",
+        model: str | None = None,
         *,
         text: str = "",
         reasoning: str | None = None,
@@ -590,8 +681,11 @@ class SessionBuilder:
         written as the uncached and cached input together, as OpenAI counts it, and
         ``reasoning_tokens`` is part of the output. A ``refusal`` is also the turn's text. A
         ``max_tokens`` stop makes the response ``incomplete``. ``ms``: how long the call took;
-        ``created_at`` is halfway through, in Unix seconds. See ``assistant``.
+        ``created_at`` is halfway through, in Unix seconds. ``model``: the model asked for; by
+        default the one this builder's last OpenAI turn asked for, else ``gpt-5``. See
+        ``assistant``.
         """
+        model = self._model("openai", model, "gpt-5")
         if at is not None:
             self.at(at)
         calls = list(calls)
@@ -755,7 +849,13 @@ class SessionBuilder:
     ) -> SessionBuilder:
         """A call allowed and run: ``decision`` allow (with ``decision_labels``), 0.3 ms later
         ``call_started``, and after ``took`` milliseconds its ``tool_result`` (see
-        ``tool_result``). ``ms``/``at`` time the decision."""
+        ``tool_result``). ``ms``/``at`` time the decision. Labels are checked before anything
+        is written (``LabelError``)."""
+        decision_labels, labels = tuple(decision_labels), tuple(labels)
+        check_labels(decision_labels)
+        check_labels(labels)
+        if display is not None:
+            check_labels(display.labels)
         c = self._call(call, lambda o: not o.verdict)
         self.decision("allow", call=c, labels=decision_labels, ms=ms, at=at)
         self.call_started(call=c)
@@ -904,6 +1004,20 @@ class SessionBuilder:
     def _check_kept(self) -> None:
         if not self._keep and self._last is not None:
             raise ValueError("this builder does not keep its entries (keep=False)")
+
+
+def _check_payload_labels(p: Payload) -> None:
+    """Every label a payload gives, checked as agentloop checks them (``CheckLabels``)."""
+    if isinstance(p, LabelsEntry | DecisionEntry):
+        check_labels(p.labels)
+    elif isinstance(p, ToolResultEntry):
+        check_labels(p.labels)
+        if p.display is not None:
+            check_labels(p.display.labels)
+    elif isinstance(p, Outcome):
+        check_labels(p.forbidden)
+        for refusal in p.refused:
+            check_labels(refusal.labels)
 
 
 def _instant(when: When | None) -> int | None:

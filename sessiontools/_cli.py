@@ -178,7 +178,10 @@ def otel(
     "by",
     multiple=True,
     type=click.Choice(GROUPS),
-    help="Group by this (several allowed, in order); default: model.",
+    help=(
+        "Group by this (several allowed, in order); default: model. `tool` groups the model "
+        "calls tools made by tool; the agent's own turns are the group `-`."
+    ),
 )
 @click.option(
     "--prices", metavar="FILE", help="Prices by model id (JSON or TOML); wins over genai-prices."

@@ -54,21 +54,26 @@ class LogError(SessionToolsError):
         line: the 1-based number of the offending line.
         offset: the byte offset, from the start of the file, at which that line starts.
         problem: what is wrong with the line, in a few words.
+        hint: what to do about it.
     """
 
     hint = "the log is damaged; restore it from a copy, or cut it before this line"
 
-    def __init__(self, name: str, line: int, offset: int, problem: str) -> None:
+    def __init__(
+        self, name: str, line: int, offset: int, problem: str, hint: str | None = None
+    ) -> None:
         self.name = name
         self.line = line
         self.offset = offset
         self.problem = problem
+        if hint is not None:
+            self.hint = hint
         super().__init__(f"{name}: line {line} (byte {offset}): {problem}; {self.hint}")
 
-    def __reduce__(self) -> tuple[type[LogError], tuple[str, int, int, str]]:
+    def __reduce__(self) -> tuple[type[LogError], tuple[str, int, int, str, str]]:
         # Rebuilt from its fields, so it crosses a process boundary (cost tables read logs
         # in several processes).
-        return (type(self), (self.name, self.line, self.offset, self.problem))
+        return (type(self), (self.name, self.line, self.offset, self.problem, self.hint))
 
 
 class DamagedLogError(LogError):

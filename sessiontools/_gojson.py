@@ -379,12 +379,52 @@ def _payload(p: object, out: list[str]) -> None:
     o.end()
 
 
+_PAYLOAD_TYPES: dict[type, str] = {
+    RunStartedEntry: "run_started",
+    MessageEntry: "message",
+    DecisionEntry: "decision",
+    CallStartedEntry: "call_started",
+    ToolResultEntry: "tool_result",
+    ModelErrorEntry: "model_error",
+    Outcome: "run_ended",
+    LabelsEntry: "labels",
+    PinsEntry: "pins",
+}
+_KNOWN_TYPES = frozenset(_PAYLOAD_TYPES.values())
+
+
+def _check_type(entry: Entry) -> None:
+    payload = entry.payload
+    if isinstance(payload, UnknownEntry):
+        if entry.type != payload.type or entry.type in _KNOWN_TYPES:
+            raise ValueError(
+                f"entry {entry.seq}: an UnknownEntry of type {payload.type!r} in an entry of "
+                f"type {entry.type!r}; an entry of a known type needs its own payload class"
+            )
+        return
+    expected = _PAYLOAD_TYPES.get(type(payload))
+    if expected is None:
+        raise TypeError(f"entry {entry.seq}: not an entry payload: {type(payload).__name__}")
+    if entry.type != expected:
+        raise ValueError(
+            f"entry {entry.seq}: type {entry.type!r} but a {type(payload).__name__} payload, "
+            f"which is written as type {expected!r}"
+        )
+
+
 def encode_entry(entry: Entry) -> bytes:
     """The log line Go writes for ``entry``, without the trailing ``\\n``.
 
     Field order and omitted empty fields follow the seed's struct tags; the time keeps the
     entry's UTC offset.
+
+    Raises:
+        ValueError: ``entry.type`` is not the type its payload is written as (``Outcome`` is
+            ``run_ended``; an ``UnknownEntry``'s type is its own, and not a known one), or a
+            kept raw JSON text does not read back as the value beside it.
+        TypeError: the payload, or a value inside it, cannot be written.
     """
+    _check_type(entry)
     out = [
         '{"seq":',
         str(entry.seq),

@@ -264,6 +264,7 @@ def _closing_line(name: str, line: int, offset: int, obj: Any) -> ClosingLine:
             offset,
             "the last line is JSON but neither an entry (no seq and type) nor a run's outcome "
             "(no reason): is this an agentloop log?",
+            "give a session log (agentloop's JSON lines) or a run's transcript",
         )
     try:
         outcome = decode_outcome(found, "outcome")

@@ -6,7 +6,10 @@ entries each step writes, usage by adding the counts given, times from the defau
 
 from __future__ import annotations
 
+import contextlib
 import re
+import warnings
+from collections.abc import Iterator
 from datetime import timedelta, timezone
 from io import BytesIO
 from itertools import pairwise
@@ -50,6 +53,13 @@ T = TypeVar("T")
 DISPLAY = Display(
     "Dates", "**16-20 Nov**: all free.", ("doc:dates.md",), (Source("Dates", "doc:dates.md"),)
 )
+
+
+@contextlib.contextmanager
+def warnings_as_errors() -> Iterator[None]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        yield
 
 
 def payload(entry: Entry | None, cls: type[T]) -> T:
@@ -523,3 +533,118 @@ def test_a_step_without_a_pending_call_is_an_error() -> None:
         b.tool_result("x", call="toolu_x")
     with pytest.raises(ValueError, match="no started call"):
         b.settle()
+
+
+class _FailingStore:
+    """A store whose appends fail while ``failing`` is set."""
+
+    def __init__(self) -> None:
+        self.entries: list[Entry] = []
+        self.failing = False
+
+    def append(self, entry: Entry) -> None:
+        if self.failing:
+            raise OSError("disk full")
+        self.entries.append(entry)
+
+
+def test_an_entry_a_store_refuses_is_not_built() -> None:
+    store = _FailingStore()
+    b = SessionBuilder(START, store=store, jitter=False)
+    b.run_started("hi")
+    store.failing = True
+    with pytest.raises(OSError, match="disk full"):
+        b.user("hi", ms=5)
+    assert b.seq == 1 and len(b.entries) == 1 and b.now == T0
+    store.failing = False
+    b.user("hi", ms=5)
+    assert [(e.seq, e.time_unix_nano) for e in store.entries] == [(0, T0), (1, T0 + 5 * MS)]
+    assert store.entries == b.entries
+
+
+def test_labels_are_checked_as_agentloop_checks_them() -> None:
+    from sessiontools import LabelError
+
+    b = SessionBuilder(START)
+    with pytest.raises(LabelError, match="'Private' is not a label"):
+        b.labels("Private")
+    b.run("hi").anthropic(calls=[("clock", {})], usage=Usage(1, 1))
+    with pytest.raises(LabelError):
+        b.allow("09:30", labels=["has space"])
+    with pytest.raises(LabelError):
+        b.allow("09:30", decision_labels=["UPPER"])
+    assert b.seq == 3  # run_started, the prompt, the turn: nothing of the refused steps
+
+
+def test_a_model_carries_over_to_the_next_turn_of_its_provider() -> None:
+    b = SessionBuilder(START)
+    b.run("hi")
+    b.anthropic(HAIKU, usage=Usage(1, 1)).anthropic(usage=Usage(1, 1))
+    b.openai("gpt-4.1", usage=Usage(1, 1)).openai(usage=Usage(1, 1))
+    models = [e.payload.model for e in b.entries if isinstance(e.payload, MessageEntry)]
+    assert models[1:] == [HAIKU, HAIKU, "gpt-4.1", "gpt-4.1"]  # after the user's prompt
+    assert SessionBuilder(START).run("x").anthropic().last.payload.model == SONNET  # type: ignore[union-attr]
+    assert SessionBuilder(START).run("x").openai().last.payload.model == "gpt-5"  # type: ignore[union-attr]
+
+
+def test_resume_carries_on_a_session_after_a_crash(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    with FileStore(path) as store:
+        first = SessionBuilder(START, store=store, jitter=False)
+        first.run("Post it and save it.")
+        first.anthropic(HAIKU, calls=[("http_post", {"u": 1}), ("file_write", {"p": "a"})])
+        post, write = first.calls
+        first.decision("allow", call=post).call_started(call=post)
+        first.crash()  # the process dies while http_post runs
+    written = path.read_bytes()
+    last = first.last
+    assert last is not None and last.seq == 4
+
+    with FileStore(path) as store:
+        b = SessionBuilder.resume(store, jitter=False)
+        assert b.seq == 5 and b.entries == [] and b.now == last.time_unix_nano
+        assert b.pending == (post, write)
+        b.run("")  # settles http_post, which was started; file_write was never started
+        b.allow("saved", call=write)
+        b.anthropic(text="Done.", usage=Usage(10, 2))  # haiku again: the model carries over
+        b.run_ended()
+    assert path.read_bytes().startswith(written)
+    with warnings_as_errors():
+        session = read_session(path)
+    assert [e.seq for e in session.entries] == list(range(len(session.entries)))
+    t = last.time_unix_nano
+    # run_started 2 ms on, the settled result 1 ms, the decision 1 ms, call_started 0.3 ms,
+    # the result 40 ms, the turn 3,200 ms, run_ended 1 ms (the builder's default steps).
+    assert [e.time_unix_nano - t for e in session.entries[5:]] == [
+        2 * MS,
+        3 * MS,
+        4 * MS,
+        4 * MS + 300_000,
+        44 * MS + 300_000,
+        3244 * MS + 300_000,
+        3245 * MS + 300_000,
+    ]
+    assert session.pending() == ()
+    assert session.call(post.id).result is not None
+    assert session.call(post.id).result.content == SETTLED_RESULT  # type: ignore[union-attr]
+    assert [r.reason for r in session.runs] == ["crashed", "completed"]
+    assert session.runs[1].turns[0].model == HAIKU
+    assert session.runs[1].tool_calls[0].resumed
+
+
+def test_resume_never_repeats_ids_of_the_same_seed() -> None:
+    first = SessionBuilder(START, seed="s")
+    first.run("a").anthropic(calls=[("t", {})]).allow("r").anthropic(text="ok").run_ended()
+    b = SessionBuilder.resume(first.read(), seed="s")
+    b.run("b").anthropic(calls=[("t", {})]).allow("r").anthropic(text="ok").run_ended()
+    ids = [c.id for e in first.entries + b.entries if isinstance(e.payload, MessageEntry)
+           for c in e.payload.message.tool_calls]  # fmt: skip
+    assert len(ids) == 2 and len(set(ids)) == 2
+
+
+def test_resume_an_empty_store_starts_a_session() -> None:
+    store = MemoryStore()
+    b = SessionBuilder.resume(store, start=START)
+    b.run("hi")
+    assert [e.seq for e in store.load()] == [0, 1]
+    assert store.load()[0].time_unix_nano == T0

@@ -356,3 +356,19 @@ def test_nil_empty_and_offsets_survive_a_round_trip(payload: object, offset: int
     if isinstance(payload, ModelErrorEntry):
         assert read.payload.error == payload.error  # offsets included
     assert encode_entry(read) == written
+
+
+def test_an_entry_whose_type_is_not_its_payloads_is_refused() -> None:
+    from sessiontools import RunStartedEntry
+
+    with pytest.raises(ValueError, match="type 'decision' but a RunStartedEntry payload"):
+        encode_entry(Entry(0, 0, "decision", RunStartedEntry("x")))
+    with pytest.raises(ValueError, match="type 'bogus' but a RunStartedEntry"):
+        encode_entry(Entry(0, 0, "bogus", RunStartedEntry("x")))
+    with pytest.raises(ValueError, match="an UnknownEntry of type 'labels'"):
+        encode_entry(Entry(0, 0, "labels", UnknownEntry("labels", {})))
+    with pytest.raises(TypeError, match="not an entry payload: str"):
+        encode_entry(Entry(0, 0, "x", "payload"))  # type: ignore[arg-type]
+    assert encode_entry(Entry(0, 0, "checkpoint", UnknownEntry("checkpoint", {"a": 1}))) == (
+        b'{"seq":0,"time":"1970-01-01T00:00:00Z","type":"checkpoint","checkpoint":{"a":1}}'
+    )
