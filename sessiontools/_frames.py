@@ -24,6 +24,7 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import glob
+import hashlib
 import math
 import os
 import warnings
@@ -231,19 +232,33 @@ class _Columns:
         return pd.DataFrame(series)
 
 
-def _identity(run: Run) -> tuple[object, ...]:
+def _identity(run: Run) -> bytes:
     """What makes a run the same run in two logs: where and when it starts and ends, and each of
     its model calls' entry, time, model and usage. Two different sessions never share all of
-    it; a session and the transcript of one of its runs always do."""
-    return (
+    it; a session and the transcript of one of its runs always do. Kept as a 128-bit digest of
+    those values (plain ints and strings, so their ``repr`` is stable), small enough to travel
+    between processes by the thousand."""
+    key = (
         run.start_seq,
         run.start_time_unix_nano,
         run.end_seq,
         run.end_time_unix_nano,
-        tuple((t.seq, t.time_unix_nano, t.model, t.usage) for t in run.turns),
+        tuple((t.seq, t.time_unix_nano, t.model, *_counts(t.usage)) for t in run.turns),
         tuple((f.seq, f.time_unix_nano) for f in run.failed_calls),
-        tuple((c.call_id, c.result_seq, c.model_calls) for c in run.tool_calls),
+        tuple(
+            (
+                c.call_id,
+                c.result_seq,
+                tuple((m.index, m.model, *_counts(m.usage)) for m in c.model_calls),
+            )
+            for c in run.tool_calls
+        ),
     )
+    return hashlib.blake2b(repr(key).encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def _counts(u: Usage) -> tuple[int, int, int, int]:
+    return (u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens)
 
 
 def _check_usage(name: str, run: Run) -> None:
@@ -402,7 +417,7 @@ class _Builder:
         self.call_run: list[int] = []  # each model call's run row
         self.call_tool: list[int] = []  # each model call's tool call row, -1 for a turn
         self.reported: dict[int, float] = {}  # run row -> the cost a transcript reported
-        self.seen: dict[tuple[object, ...], int] = {}  # a run's identity -> its row
+        self.seen: dict[bytes, int] = {}  # a run's identity -> its row
 
     def add(self, log: _LogRows) -> None:
         """The rows of one log (a session, or a run's transcript). The same run read twice (a
