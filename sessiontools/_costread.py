@@ -1,0 +1,414 @@
+"""Reading logs into the cost tables' rows, without pandas (contract: design/costs.md).
+
+Everything here runs where the logs are read, which can be a pool of processes: each log
+becomes plain column lists (``_LogRows``), cheap to send back. pandas and genai-prices are
+not imported, so ``sessiontools cost`` can start the pool first and import them while the
+processes read.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import glob
+import hashlib
+import os
+import warnings
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeAlias
+
+from ._entries import Usage
+from ._errors import LogError, SessionToolsWarning
+from ._model import Run, Session, SessionFold, iter_runs
+from ._otel import default_conversation_id
+from ._reader import ClosingLine, LogReader
+from ._usage import UsageConventionError, check_counts
+
+__all__ = ["COLUMNS", "MAX_WORKERS", "PARALLEL_FROM", "LogReads", "Logs", "find_logs"]
+
+#: What ``read_costs`` takes: a path to a log, a directory (searched for ``*.jsonl``), a glob
+#: pattern, a ``Session`` already read, or an iterable of these.
+Logs: TypeAlias = "str | os.PathLike[str] | Session | Iterable[str | os.PathLike[str] | Session]"
+
+_TIME = "datetime64[ns, UTC]"
+
+#: Every frame's columns and dtypes, in order.
+COLUMNS: dict[str, dict[str, str]] = {
+    "model_calls": {
+        "session": "string",
+        "conversation_id": "string",
+        "run_index": "Int64",
+        "run_start_seq": "Int64",
+        "seq": "Int64",
+        "usage_index": "Int64",
+        "time": _TIME,
+        "source": "category",
+        "tool": "category",
+        "call_id": "string",
+        "provider": "category",
+        "model": "category",
+        "stop": "category",
+        "error_kind": "category",
+        "input_tokens": "Int64",
+        "output_tokens": "Int64",
+        "cache_read_tokens": "Int64",
+        "cache_write_tokens": "Int64",
+        "total_tokens": "Int64",
+        "cost_usd": "float64",
+        "priced": "bool",
+        "price_source": "category",
+    },
+    "runs": {
+        "session": "string",
+        "conversation_id": "string",
+        "run_index": "Int64",
+        "run_start_seq": "Int64",
+        "start": _TIME,
+        "end": _TIME,
+        "duration_ms": "float64",
+        "reason": "category",
+        "turns": "Int64",
+        "tool_calls": "Int64",
+        "failed_calls": "Int64",
+        "input_tokens": "Int64",
+        "output_tokens": "Int64",
+        "cache_read_tokens": "Int64",
+        "cache_write_tokens": "Int64",
+        "total_tokens": "Int64",
+        "cost_usd": "float64",
+        "unpriced_calls": "Int64",
+        "reported_cost_usd": "float64",
+        "labels": "object",
+    },
+    "tool_calls": {
+        "session": "string",
+        "conversation_id": "string",
+        "run_index": "Int64",
+        "run_start_seq": "Int64",
+        "tool": "category",
+        "call_id": "string",
+        "verdict": "category",
+        "start": _TIME,
+        "duration_ms": "float64",
+        "is_error": "boolean",
+        "refused": "bool",
+        "resumed": "bool",
+        "labels": "object",
+        "model_calls": "Int64",
+        "cost_usd": "float64",
+        "unpriced_calls": "Int64",
+    },
+}
+
+_HEAD = ("session", "conversation_id", "run_index", "run_start_seq")
+_TOKENS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
+
+
+def find_logs(logs: Logs) -> list[Path | Session]:
+    """The logs ``read_costs`` reads, in its order: directories (their ``*.jsonl``,
+    recursively) and globs expanded and sorted; sessions as they are.
+
+    Raises:
+        FileNotFoundError: a path or pattern that names nothing.
+    """
+    items: Iterable[Any] = [logs] if isinstance(logs, str | os.PathLike | Session) else logs
+    out: list[Path | Session] = []
+    for item in items:
+        if isinstance(item, Session):
+            out.append(item)
+            continue
+        path = Path(item)
+        if path.is_dir():
+            found = sorted(p for p in path.rglob("*.jsonl") if p.is_file())
+            if not found:
+                raise FileNotFoundError(f"no *.jsonl log in {path}")
+            out.extend(found)
+        elif path.is_file():
+            out.append(path)
+        elif path.exists() or os.path.lexists(path):
+            what = "a broken symbolic link" if not path.exists() else "not a file"
+            raise FileNotFoundError(f"{path} is {what}")
+        else:
+            matches = sorted(glob.glob(os.fspath(item), recursive=True))
+            files = [Path(m) for m in matches if Path(m).is_file()]
+            if not files:
+                raise FileNotFoundError(f"no log at {os.fspath(item)}")
+            out.extend(files)
+    return out
+
+
+class _Columns:
+    """The rows of one frame, kept as one list per column."""
+
+    def __init__(self, frame: str) -> None:
+        self.frame = frame
+        self.data: dict[str, list[Any]] = {name: [] for name in COLUMNS[frame]}
+
+    def __len__(self) -> int:
+        return len(self.data["session"])
+
+
+def _identity(run: Run) -> bytes:
+    """What makes a run the same run in two logs: where and when it starts and ends, and each of
+    its model calls' entry, time, model and usage. Two different sessions never share all of
+    it; a session and the transcript of one of its runs always do. Kept as a 128-bit digest of
+    those values (plain ints and strings, so their ``repr`` is stable), small enough to travel
+    between processes by the thousand."""
+    key = (
+        run.start_seq,
+        run.start_time_unix_nano,
+        run.end_seq,
+        run.end_time_unix_nano,
+        tuple((t.seq, t.time_unix_nano, t.model, *_counts(t.usage)) for t in run.turns),
+        tuple((f.seq, f.time_unix_nano) for f in run.failed_calls),
+        tuple(
+            (
+                c.call_id,
+                c.result_seq,
+                tuple((m.index, m.model, *_counts(m.usage)) for m in c.model_calls),
+            )
+            for c in run.tool_calls
+        ),
+    )
+    return hashlib.blake2b(repr(key).encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def _counts(u: Usage) -> tuple[int, int, int, int]:
+    return (u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens)
+
+
+def _check_usage(name: str, run: Run) -> None:
+    """A negative token count is an error in the log, reported, never clamped (costs.md)."""
+    for t in run.turns:
+        check_counts(t.usage, f"{name}: seq {t.seq}")
+    for c in run.tool_calls:
+        seq = c.result_seq if c.result_seq is not None else c.open_seq
+        for m in c.model_calls:
+            check_counts(m.usage, f"{name}: seq {seq}")
+
+
+class _LogRows:
+    """The rows of one log's runs, as plain lists (cheap to send between processes).
+
+    Run rows, tool call rows and model call rows are numbered within the log; the rows of
+    each run are contiguous, in run order (``call_counts``, ``tool_counts``).
+
+    Raises (the constructor):
+        UsageConventionError: a negative token count.
+    """
+
+    __slots__ = (
+        "call_counts",
+        "call_run",
+        "call_tool",
+        "calls",
+        "identities",
+        "reported_cost_usd",
+        "runs",
+        "tool_counts",
+        "tools",
+    )
+
+    def __init__(self, name: str, runs: Sequence[Run], closing: ClosingLine | None) -> None:
+        for run in runs:
+            _check_usage(name, run)
+        self.calls = _Columns("model_calls")
+        self.runs = _Columns("runs")
+        self.tools = _Columns("tool_calls")
+        self.call_run: list[int] = []  # each model call's run row
+        self.call_tool: list[int] = []  # each model call's tool call row, -1 for a turn
+        self.identities = [_identity(run) for run in runs]
+        self.call_counts: list[int] = []
+        self.tool_counts: list[int] = []
+        conversation_id = default_conversation_id(name)
+        for run in runs:
+            calls_before, tools_before = len(self.calls), len(self.tools)
+            self._run(name, conversation_id, run)
+            self.call_counts.append(len(self.calls) - calls_before)
+            self.tool_counts.append(len(self.tools) - tools_before)
+        # A transcript holds one run's entries; its closing line prices that run.
+        self.reported_cost_usd = closing.cost_usd if closing is not None and runs else None
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        for name, value in zip(self.__slots__, state, strict=True):
+            setattr(self, name, value)
+
+    def _call(
+        self,
+        head: tuple[str, str, int, int],
+        run_row: int,
+        tool_row: int,
+        seq: int,
+        usage_index: int,
+        time: int,
+        source: str,
+        tool: str | None,
+        call_id: str | None,
+        provider: str,
+        model: str,
+        stop: str,
+        error_kind: str | None,
+        usage: Usage | None,
+    ) -> None:
+        calls = self.calls.data
+        _put(calls, head)
+        calls["seq"].append(seq)
+        calls["usage_index"].append(usage_index)
+        calls["time"].append(time)
+        calls["source"].append(source)
+        calls["tool"].append(tool)
+        calls["call_id"].append(call_id)
+        calls["provider"].append(provider or None)
+        calls["model"].append(model or None)
+        calls["stop"].append(stop or None)
+        calls["error_kind"].append(error_kind)
+        if usage is None:
+            for name in (*_TOKENS, "total_tokens"):
+                calls[name].append(None)
+        else:
+            calls["input_tokens"].append(usage.input_tokens)
+            calls["output_tokens"].append(usage.output_tokens)
+            calls["cache_read_tokens"].append(usage.cache_read_tokens)
+            calls["cache_write_tokens"].append(usage.cache_write_tokens)
+            calls["total_tokens"].append(usage.total_tokens)
+        self.call_run.append(run_row)
+        self.call_tool.append(tool_row)
+
+    def _run(self, name: str, conversation_id: str, run: Run) -> None:
+        head = (name, conversation_id, run.index, run.start_seq)
+        run_row = len(self.runs)
+        for t in run.turns:
+            self._call(
+                head, run_row, -1, t.seq, 0, t.time_unix_nano, "turn", None, None,
+                t.provider, t.model, t.stop, None, t.usage,
+            )  # fmt: skip
+        for f in run.failed_calls:
+            self._call(
+                head, run_row, -1, f.seq, 0, f.time_unix_nano, "turn", None, None,
+                f.provider, f.request_model, "", f.error.kind or "model_error", None,
+            )  # fmt: skip
+        tools = self.tools.data
+        for c in run.tool_calls:
+            tool_row = len(self.tools)
+            _put(tools, head)
+            tools["tool"].append(c.tool or None)
+            tools["call_id"].append(c.call_id)
+            tools["verdict"].append(c.verdict or None)
+            tools["start"].append(c.start_time_unix_nano)
+            tools["duration_ms"].append((c.end_time_unix_nano - c.start_time_unix_nano) / 1e6)
+            tools["is_error"].append(c.is_error if c.has_result else None)
+            tools["refused"].append(c.refused)
+            tools["resumed"].append(c.resumed)
+            tools["labels"].append(c.labels)
+            tools["model_calls"].append(len(c.model_calls))
+            # A tool's own model calls have no time of their own: its result's, when it ended.
+            seq = c.result_seq if c.result_seq is not None else c.open_seq
+            for m in c.model_calls:
+                self._call(
+                    head, run_row, tool_row, seq, m.index, c.end_time_unix_nano, "tool",
+                    c.tool or None, c.call_id, "", m.model, "", None, m.usage,
+                )  # fmt: skip
+        runs = self.runs.data
+        _put(runs, head)
+        runs["start"].append(run.start_time_unix_nano)
+        runs["end"].append(run.end_time_unix_nano)
+        runs["duration_ms"].append(run.duration_ms)
+        runs["reason"].append(run.reason)
+        runs["turns"].append(run.turn_count)
+        runs["tool_calls"].append(len(run.tool_calls))
+        runs["failed_calls"].append(len(run.failed_calls))
+        runs["labels"].append(run.labels)
+
+
+def _put(columns: dict[str, list[Any]], head: tuple[str, str, int, int]) -> None:
+    """Append the columns every frame starts with: session, conversation, run index, seq."""
+    for name, value in zip(_HEAD, head, strict=True):
+        columns[name].append(value)
+
+
+#: ``read_costs`` reads in several processes from this many files on (see ``workers``).
+PARALLEL_FROM = 32
+#: ... and with at most this many processes.
+MAX_WORKERS = 8
+
+
+@dataclass(frozen=True, slots=True)
+class _LogRead:
+    """One log read into rows, in whichever process read it; or what went wrong."""
+
+    name: str
+    rows: _LogRows | None
+    warnings: tuple[tuple[type[Warning], str], ...]
+    error: LogError | UsageConventionError | OSError | None
+
+
+def _read_log(name: str) -> _LogRead:
+    """Read one log; what goes wrong is returned, to be raised (or skipped) in order."""
+    rows = None
+    error: LogError | UsageConventionError | OSError | None = None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SessionToolsWarning)
+        try:
+            with LogReader(name, name=name) as log:
+                runs_read = list(iter_runs(log, SessionFold(name)))
+            rows = _LogRows(name, runs_read, log.closing_line)
+        except (LogError, UsageConventionError, OSError) as e:
+            error = e
+    said = tuple((w.category, str(w.message)) for w in caught)
+    return _LogRead(name, rows, said, error)
+
+
+def _available_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+class LogReads:
+    """Logs being read, in order; the reading starts at once.
+
+    With a pool (see ``read_costs``'s ``workers``) the processes start, and every log is
+    handed to them, when this is made: the caller can do other work (such as importing pandas)
+    while they read. Iterate once: each log's ``_LogRead``, or the ``Session`` given. Use as a
+    context manager, which stops the pool.
+
+    Raises:
+        ValueError: ``workers`` is below 1.
+    """
+
+    def __init__(self, items: Sequence[Path | Session], workers: int | None = None) -> None:
+        self.items = list(items)
+        paths = [os.fspath(item) for item in self.items if not isinstance(item, Session)]
+        if workers is None:
+            workers = min(_available_cores(), MAX_WORKERS) if len(paths) >= PARALLEL_FROM else 1
+        if workers < 1:
+            raise ValueError(f"workers must be at least 1, not {workers}")
+        self.workers = workers if len(paths) > 1 else 1
+        self._pool: concurrent.futures.ProcessPoolExecutor | None = None
+        if self.workers == 1:
+            self._reads: Iterator[_LogRead] = map(_read_log, paths)
+        else:
+            self._pool = concurrent.futures.ProcessPoolExecutor(max_workers=self.workers)
+            chunk = max(1, min(16, len(paths) // (self.workers * 4)))
+            self._reads = self._pool.map(_read_log, paths, chunksize=chunk)
+
+    def __iter__(self) -> Iterator[_LogRead | Session]:
+        for item in self.items:
+            yield item if isinstance(item, Session) else next(self._reads)
+
+    def close(self) -> None:
+        """Stop the pool, if any; reads not yet taken are dropped."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def __enter__(self) -> LogReads:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
