@@ -200,6 +200,72 @@ def _message_raw(path: Path) -> bool:
     return n == 4 and path[3] == "data" and path[2] == "native"
 
 
+def _html_escaped(text: bytes) -> bytes:
+    """JSON text (no whitespace between tokens) with ``<``, ``>``, ``&``, U+2028 and U+2029
+    escaped as Go escapes them; in JSON text they can only be inside strings."""
+    for c, escaped in _HTML:
+        if c in text:
+            text = text.replace(c, escaped)
+    if b"\xe2\x80" in text:
+        text = text.replace(b"\xe2\x80\xa8", b"\\u2028").replace(b"\xe2\x80\xa9", b"\\u2029")
+    return text
+
+
+def _go_text(value: Any) -> bytes | None:
+    """``value`` as Go's encoder writes it, when ``orjson`` writes it that way (it writes no
+    whitespace and keeps key order); ``None`` for what it cannot write (a lone surrogate, an
+    integer beyond 64 bits)."""
+    try:
+        return _html_escaped(orjson.dumps(value))
+    except (orjson.JSONEncodeError, TypeError):
+        return None
+
+
+def _found_in_place(
+    message: Message, line: bytes
+) -> tuple[list[bytes | None], bytes | None] | None:
+    """The raw text of each tool call's input and of the native data, found where a line Go
+    wrote has them: each right after its own ``"tool_call":{"id":…,"name":…,"input":`` or
+    ``"native":{"provider":…,"model":…,"data":`` and right before the ``}`` that closes it,
+    in order, spelled as Go writes the parsed value. ``None`` when any is not there so
+    spelled (another number spelling, an escape Go does not write, a repeated name, invalid
+    bytes): then ``raw_spans`` finds them.
+
+    Searching in order, from the start of the parts, is exact: nothing before a value's
+    prefix can hold a raw ``"``, except raw values already passed over.
+    """
+    cursor = line.find(b'"parts":[')
+    inputs: list[bytes | None] = []
+    for part in message.parts:
+        call = part.tool_call
+        if call is None:
+            inputs.append(None)
+            continue
+        call_id, name, text = _go_text(call.id), _go_text(call.name), _go_text(call.input)
+        if cursor < 0 or call_id is None or name is None or text is None:
+            return None
+        prefix = b'"tool_call":{"id":' + call_id + b',"name":' + name + b',"input":'
+        at = line.find(prefix, cursor)
+        end = at + len(prefix) + len(text)
+        # the value and then the end of the tool call: "42.5" is not "42.50"
+        if at < 0 or not line.startswith(text, at + len(prefix)) or line[end : end + 1] != b"}":
+            return None
+        inputs.append(text)
+        cursor = end
+    native = message.native
+    if native is None:
+        return inputs, None
+    provider, model, text = _go_text(native.provider), _go_text(native.model), _go_text(native.data)
+    if cursor < 0 or provider is None or model is None or text is None:
+        return None
+    prefix = b'"native":{"provider":' + provider + b',"model":' + model + b',"data":'
+    at = line.find(prefix, cursor)
+    end = at + len(prefix) + len(text)
+    if at < 0 or not line.startswith(text, at + len(prefix)) or line[end : end + 1] != b"}":
+        return None
+    return inputs, text
+
+
 def attach_raw(entry: Entry, line: bytes) -> Entry:
     """``entry``, read from ``line``, with the exact text of its raw JSON values: each tool
     call's ``input_json``, the ``native``'s ``data_json`` (compacted as Go writes them) and an
@@ -209,20 +275,27 @@ def attach_raw(entry: Entry, line: bytes) -> Entry:
         message = payload.message
         if message.native is None and not any(p.tool_call is not None for p in message.parts):
             return entry
-        spans = raw_spans(line, lambda p: p[:2] == ("message", "message") and _message_raw(p))
+        found = _found_in_place(message, line)
+        if found is not None:
+            inputs, data = found
+        else:
+            spans = raw_spans(line, lambda p: p[:2] == ("message", "message") and _message_raw(p))
+            inputs = []
+            for i in range(len(message.parts)):
+                span = spans.get(("message", "message", "parts", i, "tool_call", "input"))
+                inputs.append(None if span is None else go_compact(line[span[0] : span[1]]))
+            span = spans.get(("message", "message", "native", "data"))
+            data = None if span is None else go_compact(line[span[0] : span[1]])
         parts = list(message.parts)
         changed = False
         for i, part in enumerate(parts):
             call = part.tool_call
-            span = spans.get(("message", "message", "parts", i, "tool_call", "input"))
-            if call is not None and span is not None:
-                call = replace(call, input_json=go_compact(line[span[0] : span[1]]))
-                parts[i] = replace(part, tool_call=call)
+            if call is not None and inputs[i] is not None:
+                parts[i] = replace(part, tool_call=replace(call, input_json=inputs[i]))
                 changed = True
         native = message.native
-        span = spans.get(("message", "message", "native", "data"))
-        if native is not None and span is not None:
-            native = replace(native, data_json=go_compact(line[span[0] : span[1]]))
+        if native is not None and data is not None:
+            native = replace(native, data_json=data)
             changed = True
         if not changed:
             return entry

@@ -163,6 +163,11 @@ class FileStore:
     Besides appending, a writer makes one change, once, when it first opens an existing file:
     a torn last line (not complete JSON, which ``load`` ignores) is cut away; and a last line
     that is complete JSON but lacks its ``\\n`` gets it before the next entry.
+    It refuses a file whose last line is a transcript's closing outcome line. It does not read
+    the rest of the file: a log damaged further up is appended to like any other. Open a
+    session to write to with ``open_session(store)`` or ``SessionBuilder.resume(store)``,
+    which load it first and raise ``DamagedLogError`` on damage, as agentloop's
+    ``OpenSession`` does.
 
     Appends from several threads through one ``FileStore`` are serialized. A process that
     forks while holding the lock shares it with its child until both close the file.

@@ -372,3 +372,58 @@ def test_an_entry_whose_type_is_not_its_payloads_is_refused() -> None:
     assert encode_entry(Entry(0, 0, "checkpoint", UnknownEntry("checkpoint", {"a": 1}))) == (
         b'{"seq":0,"time":"1970-01-01T00:00:00Z","type":"checkpoint","checkpoint":{"a":1}}'
     )
+
+
+def _scanned(entry: Entry, line: bytes) -> tuple[list[bytes | None], bytes | None]:
+    """The raw texts as the token scanner finds them (the slow path)."""
+    from sessiontools._rawjson import go_compact, raw_spans
+
+    spans = raw_spans(line, lambda p: p[:2] == ("message", "message"))
+    inputs: list[bytes | None] = []
+    for i in range(len(entry.payload.message.parts)):  # type: ignore[union-attr]
+        span = spans.get(("message", "message", "parts", i, "tool_call", "input"))
+        inputs.append(None if span is None else go_compact(line[span[0] : span[1]]))
+    span = spans.get(("message", "message", "native", "data"))
+    return inputs, None if span is None else go_compact(line[span[0] : span[1]])
+
+
+@pytest.mark.parametrize("log", INPUTS, ids=lambda p: p.name)
+def test_the_fast_path_finds_what_the_scanner_finds(log: Path) -> None:
+    """Raw texts are looked for in place first (``_found_in_place``), and found by scanning
+    every token only when that fails; where the fast path answers, both agree."""
+    from sessiontools._rawjson import _found_in_place
+
+    answered = 0
+    for raw in log.read_bytes().split(b"\n"):
+        read = _read_one(raw, exact=False) if raw.strip() else []
+        if len(read) != 1 or not isinstance(read[0].payload, MessageEntry):
+            continue
+        message = read[0].payload.message
+        if message.native is None and not message.tool_calls:
+            continue
+        found = _found_in_place(message, raw)
+        if found is not None:
+            answered += 1
+            inputs, data = _scanned(read[0], raw)
+            tool_inputs = [t for t, p in zip(found[0], message.parts, strict=True) if p.tool_call]
+            scanned = [t for t, p in zip(inputs, message.parts, strict=True) if p.tool_call]
+            assert (tool_inputs, found[1]) == (scanned, data)
+    if log.name.startswith(("01", "02", "03")):
+        assert answered > 0
+
+
+# Each parses to a value whose shortest spelling ("42.5", "1", "100.0", "aé") is a prefix of,
+# or differs from, what was written: the fast path must not take it, the scanner finds it.
+@pytest.mark.parametrize("written", ["42.50", "10", "1.0e2", '"a\\u00e9"'])
+def test_a_value_spelled_otherwise_is_not_taken_for_its_prefix(written: str) -> None:
+    line = (
+        '{"seq":1,"time":"2026-10-18T09:30:00Z","type":"message","message":{"message":'
+        '{"role":"assistant","parts":[{"type":"tool_call","tool_call":{"id":"c","name":"t",'
+        f'"input":{written}}}}}],"native":{{"provider":"p","model":"m","data":{written}}}}},'
+        '"usage":{"input_tokens":0,"output_tokens":0}}}'
+    ).encode()
+    (entry,) = _read_one(line)
+    message = entry.payload.message  # type: ignore[union-attr]
+    assert message.parts[0].tool_call.input_json == written.encode()
+    assert message.native.data_json == written.encode()
+    assert encode_entry(entry) == line
