@@ -226,8 +226,13 @@ class SessionBuilder:
             start: the first entry's time, for an empty session only.
             zone, jitter: as for the constructor.
 
+        A store with an ``open()`` method (``FileStore``) is opened first, which takes the
+        writer lock: a second writer, resuming or not, is refused from then on, so no two
+        writers can give out the same ``seq``.
+
         Raises:
             DamagedLogError, EntryError: the store's log is damaged.
+            StoreLockedError: another writer holds the file.
 
         What the log cannot say is not carried on: results an open run refused (give
         ``run_ended(refused=...)``), and the entries themselves (``entries`` holds only the new
@@ -236,6 +241,9 @@ class SessionBuilder:
         if isinstance(source, Session):
             session = source
         else:
+            opener = getattr(source, "open", None)
+            if callable(opener):
+                opener()  # a FileStore: the writer lock first, so no one appends meanwhile
             session = open_session(source)
             if store is None and hasattr(source, "append"):
                 store = cast(SupportsAppend, source)
@@ -431,7 +439,8 @@ class SessionBuilder:
     def labels(
         self, *labels: str, source: str = "seed", ms: float = 1, at: When | None = None
     ) -> SessionBuilder:
-        """A ``labels`` entry: labels added from outside any call (``source`` ``seed``)."""
+        """A ``labels`` entry: labels added from outside any call (``source`` ``seed``),
+        written as given (Go's ``AddLabels`` writes one only when a label is new)."""
         return self.add(LabelsEntry(tuple(labels), source), ms=ms, at=at)
 
     def pins(
@@ -460,7 +469,23 @@ class SessionBuilder:
     ) -> SessionBuilder:
         """Start a run as ``Agent.Run`` does: ``run_started``; then, with ``settle``, a settled
         result for each call an earlier run started and never finished (``settle()``); then
-        the prompt as the user's message, unless it is empty. ``ms``/``at`` time the first."""
+        the prompt as the user's message, unless it is empty. ``ms``/``at`` time the first.
+
+        A call an earlier run asked for and never started is settled by running it (or not),
+        which only the caller can write: start the run without a prompt, ``allow`` or
+        ``deny`` each such call, then write the prompt with ``user``.
+
+        Raises:
+            ValueError: a prompt, with ``settle``, while such a call is pending (nothing is
+                written).
+        """
+        if prompt and settle:
+            waiting = [o.call.id for o in self._open.values() if not o.started]
+            if waiting:
+                raise ValueError(
+                    f"calls {', '.join(waiting)} were asked for and never started: start the "
+                    "run without a prompt, allow or deny each, then write the prompt with user()"
+                )
         self.run_started(prompt, ms=ms, at=at)
         if settle and any(o.started for o in self._open.values()):
             self.settle()
@@ -517,8 +542,9 @@ class SessionBuilder:
     ) -> SessionBuilder:
         """A run on a session holding labels the agent forbids: ``run_started`` and at once
         ``run_ended`` ``forbidden``, naming them (sorted); nothing runs."""
+        names = sorted(set(_labels_arg(forbidden, "forbidden")))
         self.run_started(prompt, ms=ms, at=at)
-        return self.run_ended("forbidden", forbidden=sorted(set(forbidden)))
+        return self.run_ended("forbidden", forbidden=names)
 
     # Assistant turns.
 
@@ -851,9 +877,8 @@ class SessionBuilder:
         ``call_started``, and after ``took`` milliseconds its ``tool_result`` (see
         ``tool_result``). ``ms``/``at`` time the decision. Labels are checked before anything
         is written (``LabelError``)."""
-        decision_labels, labels = tuple(decision_labels), tuple(labels)
-        check_labels(decision_labels)
-        check_labels(labels)
+        decision_labels = _labels_arg(decision_labels, "decision_labels")
+        labels = _labels_arg(labels)
         if display is not None:
             check_labels(display.labels)
         c = self._call(call, lambda o: not o.verdict)
@@ -911,6 +936,7 @@ class SessionBuilder:
         """A result refused because it carried ``forbidden`` labels: the model is told the
         seed's ``RefusedResult``, the session takes none of its labels, its ``log`` and
         ``usage`` are kept, and the run's ``Outcome.refused`` will name it."""
+        forbidden = _labels_arg(forbidden, "forbidden")
         c = self._call(call)
         self.tool_result(
             REFUSED_RESULT, call=c, is_error=is_error, log=log, usage=usage, ms=ms, at=at
@@ -932,6 +958,7 @@ class SessionBuilder:
     ) -> SessionBuilder:
         """A call allowed and run whose result is refused: ``decision`` allow,
         ``call_started`` and, ``took`` milliseconds later, ``refused_result``."""
+        forbidden = _labels_arg(forbidden, "forbidden")
         c = self._call(call, lambda o: not o.verdict)
         self.decision("allow", call=c, ms=ms, at=at)
         self.call_started(call=c)
@@ -1004,6 +1031,16 @@ class SessionBuilder:
     def _check_kept(self) -> None:
         if not self._keep and self._last is not None:
             raise ValueError("this builder does not keep its entries (keep=False)")
+
+
+def _labels_arg(labels: Iterable[str], name: str = "labels") -> tuple[str, ...]:
+    """Labels given to a step, as a tuple, checked (``LabelError``); a bare string is refused,
+    not taken for its characters."""
+    if isinstance(labels, str):
+        raise TypeError(f"{name} takes a list of labels, not the string {labels!r}")
+    out = tuple(labels)
+    check_labels(out)
+    return out
 
 
 def _check_payload_labels(p: Payload) -> None:

@@ -283,6 +283,8 @@ class FileStore:
             StoreLockedError: another writer holds the lock.
             StoreError: the store is closed, the file cannot be opened for writing, or the
                 write or the sync failed (the ``OSError`` is chained).
+            ValueError, TypeError: the entry cannot be written (see ``encode_entry``);
+                nothing is.
         """
         line = encode_entry(entry) + b"\n"
         with self._mutex:
@@ -439,7 +441,7 @@ class MemoryStore:
         """Add one entry (kept as its JSON line).
 
         Raises:
-            TypeError: the entry's payload is not one ``encode_entry`` can write.
+            ValueError, TypeError: the entry cannot be written (see ``encode_entry``).
         """
         line = encode_entry(entry)
         with self._mutex:

@@ -648,3 +648,55 @@ def test_resume_an_empty_store_starts_a_session() -> None:
     b.run("hi")
     assert [e.seq for e in store.load()] == [0, 1]
     assert store.load()[0].time_unix_nano == T0
+
+
+def test_two_resumers_cannot_both_write(tmp_path: Path) -> None:
+    from sessiontools import StoreLockedError
+
+    path = tmp_path / "s.jsonl"
+    SessionBuilder(START).run("hi").anthropic(text="hello", usage=Usage(1, 1)).run_ended().write(
+        path
+    )
+    with FileStore(path) as first:
+        a = SessionBuilder.resume(first, seed="a")
+        with FileStore(path) as second, pytest.raises(StoreLockedError):
+            SessionBuilder.resume(second, seed="b")
+        a.run("again").anthropic(text="hello", usage=Usage(1, 1)).run_ended()
+    with warnings_as_errors():
+        session = read_session(path)
+    assert [e.seq for e in session.entries] == list(range(8))
+
+
+def test_steps_check_their_labels_before_writing_anything() -> None:
+    from sessiontools import LabelError
+
+    b = SessionBuilder(START)
+    b.run("hi").anthropic(calls=[("t", {}), ("u", {})], usage=Usage(1, 1))
+    before = b.seq
+    with pytest.raises(LabelError):
+        b.forbidden_run("x", ["Private"])
+    with pytest.raises(LabelError):
+        b.refuse(["Private"])
+    with pytest.raises(LabelError):
+        b.refused_result(["Private"])
+    with pytest.raises(TypeError, match="a list of labels, not the string 'clock'"):
+        b.allow("r", labels="clock")
+    assert b.seq == before
+    b.refuse(["private"]).allow("r", labels=["clock"]).run_ended()
+    refused = b.last.payload.refused  # type: ignore[union-attr]
+    assert [r.labels for r in refused] == [("private",)]
+
+
+def test_a_prompt_waits_until_every_pending_call_is_settled() -> None:
+    b = SessionBuilder(START, jitter=False)
+    b.run("go").anthropic(calls=[("post", {}), ("save", {})], usage=Usage(1, 1))
+    post, save = b.calls
+    b.decision("allow", call=post).call_started(call=post).crash()
+    before = b.seq
+    with pytest.raises(ValueError, match=f"calls {save.id} were asked for and never started"):
+        b.run("next")
+    assert b.seq == before
+    b.run().allow("saved", call=save).user("next")  # post settled by run(), save run now
+    session = b.read()
+    assert session.pending() == () and b.pending == ()
+    assert [m.role for m in session.messages()] == ["user", "assistant", "user", "user"]

@@ -427,3 +427,14 @@ def test_a_value_spelled_otherwise_is_not_taken_for_its_prefix(written: str) -> 
     assert message.parts[0].tool_call.input_json == written.encode()
     assert message.native.data_json == written.encode()
     assert encode_entry(entry) == line
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.characters(codec=None), max_size=40) | st.text(max_size=40))
+def test_strings_are_written_as_the_checked_writer_writes_them(text: str) -> None:
+    """The fast string writer (orjson, then the HTML-safe escapes) and the one that goes
+    character by character by Go's rules agree, lone surrogates and control characters
+    included."""
+    from sessiontools._gojson import _string, _string_checked
+
+    assert _string(text) == _string_checked(text)
