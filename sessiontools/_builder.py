@@ -55,6 +55,7 @@ from typing import Any, Protocol, TypeAlias, cast
 
 from ._entries import (
     NIL_MAP,
+    PAYLOAD_TYPES,
     CallStartedEntry,
     DecisionEntry,
     Display,
@@ -98,17 +99,6 @@ _SECOND = 1_000_000_000
 _B62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 _HEX = "0123456789abcdef"
 
-_TYPES: dict[type, str] = {
-    RunStartedEntry: "run_started",
-    MessageEntry: "message",
-    DecisionEntry: "decision",
-    CallStartedEntry: "call_started",
-    ToolResultEntry: "tool_result",
-    ModelErrorEntry: "model_error",
-    Outcome: "run_ended",
-    LabelsEntry: "labels",
-    PinsEntry: "pins",
-}
 
 #: A call an assistant turn asks for: ``(tool name, input)``, given an id, or a ``ToolCall``.
 CallSpec: TypeAlias = "ToolCall | tuple[str, Any]"
@@ -377,7 +367,9 @@ class SessionBuilder:
             if at is not None:
                 self.at(at)
             self._tick(ms)
-            etype = payload.type if isinstance(payload, UnknownEntry) else _TYPES[type(payload)]
+            etype = (
+                payload.type if isinstance(payload, UnknownEntry) else PAYLOAD_TYPES[type(payload)]
+            )
             entry = Entry(self.seq, self._now, etype, payload, self._offset_at(self._now))
             for store in self._stores:
                 store.append(entry)

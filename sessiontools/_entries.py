@@ -824,6 +824,20 @@ _DECODERS = {
     "pins": _pins,
 }
 
+#: The entry type each payload class is written as (``Outcome`` is ``run_ended``); an
+#: ``UnknownEntry`` carries its own.
+PAYLOAD_TYPES: dict[type, str] = {
+    RunStartedEntry: "run_started",
+    MessageEntry: "message",
+    DecisionEntry: "decision",
+    CallStartedEntry: "call_started",
+    ToolResultEntry: "tool_result",
+    ModelErrorEntry: "model_error",
+    Outcome: "run_ended",
+    LabelsEntry: "labels",
+    PinsEntry: "pins",
+}
+
 #: The JSON names each payload may hold, by entry type (the Go struct tags of the seed).
 PAYLOAD_FIELDS: dict[str, frozenset[str]] = {
     "run_started": frozenset({"prompt"}),

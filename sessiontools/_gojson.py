@@ -47,6 +47,7 @@ import orjson
 from ._entries import (
     NIL,
     NIL_MAP,
+    PAYLOAD_TYPES,
     CallStartedEntry,
     DecisionEntry,
     Display,
@@ -400,18 +401,7 @@ def _payload(p: object, out: list[str]) -> None:
     o.end()
 
 
-_PAYLOAD_TYPES: dict[type, str] = {
-    RunStartedEntry: "run_started",
-    MessageEntry: "message",
-    DecisionEntry: "decision",
-    CallStartedEntry: "call_started",
-    ToolResultEntry: "tool_result",
-    ModelErrorEntry: "model_error",
-    Outcome: "run_ended",
-    LabelsEntry: "labels",
-    PinsEntry: "pins",
-}
-_KNOWN_TYPES = frozenset(_PAYLOAD_TYPES.values())
+_KNOWN_TYPES = frozenset(PAYLOAD_TYPES.values())
 
 
 def _check_type(entry: Entry) -> None:
@@ -423,7 +413,7 @@ def _check_type(entry: Entry) -> None:
                 f"type {entry.type!r}; an entry of a known type needs its own payload class"
             )
         return
-    expected = _PAYLOAD_TYPES.get(type(payload))
+    expected = PAYLOAD_TYPES.get(type(payload))
     if expected is None:
         raise TypeError(f"entry {entry.seq}: not an entry payload: {type(payload).__name__}")
     if entry.type != expected:

@@ -22,7 +22,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
@@ -241,29 +241,45 @@ def _found_in_place(
         if call is None:
             inputs.append(None)
             continue
-        call_id, name, text = _go_text(call.id), _go_text(call.name), _go_text(call.input)
-        if cursor < 0 or call_id is None or name is None or text is None:
+        found = _value_after(
+            line,
+            cursor,
+            (b'"tool_call":{"id":', call.id, b',"name":', call.name, b',"input":'),
+            call.input,
+        )
+        if found is None:
             return None
-        prefix = b'"tool_call":{"id":' + call_id + b',"name":' + name + b',"input":'
-        at = line.find(prefix, cursor)
-        end = at + len(prefix) + len(text)
-        # the value and then the end of the tool call: "42.5" is not "42.50"
-        if at < 0 or not line.startswith(text, at + len(prefix)) or line[end : end + 1] != b"}":
-            return None
+        text, cursor = found
         inputs.append(text)
-        cursor = end
     native = message.native
     if native is None:
         return inputs, None
-    provider, model, text = _go_text(native.provider), _go_text(native.model), _go_text(native.data)
-    if cursor < 0 or provider is None or model is None or text is None:
+    found = _value_after(
+        line,
+        cursor,
+        (b'"native":{"provider":', native.provider, b',"model":', native.model, b',"data":'),
+        native.data,
+    )
+    return None if found is None else (inputs, found[0])
+
+
+def _value_after(
+    line: bytes, cursor: int, prefix: tuple[bytes | str, ...], value: Any
+) -> tuple[bytes, int] | None:
+    """``value``'s text and where it ends, when ``line`` has it, from ``cursor`` on, right after
+    ``prefix`` (bytes as they are, strings as Go writes them) and right before a ``}`` (the end
+    of the object it is the last member of: "42.5" is not "42.50")."""
+    pieces = [p if isinstance(p, bytes) else _go_text(p) for p in prefix]
+    text = _go_text(value)
+    if cursor < 0 or text is None or any(p is None for p in pieces):
         return None
-    prefix = b'"native":{"provider":' + provider + b',"model":' + model + b',"data":'
-    at = line.find(prefix, cursor)
-    end = at + len(prefix) + len(text)
-    if at < 0 or not line.startswith(text, at + len(prefix)) or line[end : end + 1] != b"}":
+    head = b"".join(cast(list[bytes], pieces))
+    at = line.find(head, cursor)
+    start = at + len(head)
+    end = start + len(text)
+    if at < 0 or not line.startswith(text, start) or line[end : end + 1] != b"}":
         return None
-    return inputs, text
+    return text, end
 
 
 def attach_raw(entry: Entry, line: bytes) -> Entry:
