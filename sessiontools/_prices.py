@@ -67,7 +67,7 @@ import tomllib
 import warnings
 from bisect import bisect_right
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -548,6 +548,21 @@ def _time_of_day_cuts(model: gp_types.ModelInfo) -> tuple[int, ...]:
     return tuple(sorted(cuts))
 
 
+def _start_days(model: gp_types.ModelInfo) -> tuple[int, ...]:
+    """The UTC days (since the Unix epoch) on which the model's standard prices change: its
+    ``StartDateConstraint`` dates, sorted. Between two of them its prices are the same."""
+    from genai_prices.types import StartDateConstraint
+
+    if not isinstance(model.prices, list):
+        return ()
+    days = {
+        c.constraint.start_date.toordinal() - _EPOCH_ORDINAL
+        for c in model.prices
+        if isinstance(c.constraint, StartDateConstraint)
+    }
+    return tuple(sorted(days))
+
+
 def _segment(cuts: tuple[int, ...], time_unix_nano: int) -> int:
     return bisect_right(cuts, (time_unix_nano % _NS_PER_DAY) // 1000)
 
@@ -614,6 +629,10 @@ class PriceBook:
         self._file = table
         self._genai = genai_prices
         self._cache: dict[tuple[str, str, int], PriceTable | _TimeOfDay | None] = {}
+        # For a model without time-of-day prices: the days its prices change on, and the table
+        # of each period between them, so a log of many days asks genai-prices once a period.
+        self._changes: dict[tuple[str, str], tuple[int, ...]] = {}
+        self._periods: dict[tuple[str, str, int], PriceTable | None] = {}
         self.lookups = 0
 
     def table(self, provider: str, model: str, time_unix_nano: int) -> PriceTable | None:
@@ -629,7 +648,8 @@ class PriceBook:
 
         ``None`` when the price file does not name the model and genai-prices does not know it
         (or ``genai_prices`` is off), never a table of zeros. Cached per (provider, model, UTC
-        day), and per time-of-day segment where prices depend on it.
+        day), and per time-of-day segment where prices depend on it; genai-prices is asked once
+        per period between the days the model's prices change (its ``StartDateConstraint``s).
         """
         day = time_unix_nano // _NS_PER_DAY
         key = (provider, model, day)
@@ -644,7 +664,7 @@ class PriceBook:
             try:
                 return hit.tables[segment]
             except KeyError:
-                found, _ = self._lookup(provider, model, time_unix_nano, day)
+                found, _, _ = self._lookup(provider, model, time_unix_nano, day)
                 hit.tables[segment] = found
                 return found
         entry = self._file.get(model)
@@ -655,11 +675,21 @@ class PriceBook:
         if not self._genai:
             self._cache[key] = None
             return None
-        found, cuts = self._lookup(provider, model, time_unix_nano, day)
+        changes = self._changes.get((provider, model))
+        if changes is not None:
+            period = (provider, model, bisect_right(changes, day))
+            if period in self._periods:
+                known = self._periods[period]
+                found = None if known is None else replace(known, day=_date(day))
+                self._cache[key] = found
+                return found
+        found, cuts, changes = self._lookup(provider, model, time_unix_nano, day)
         if cuts:
             self._cache[key] = _TimeOfDay(cuts, {_segment(cuts, time_unix_nano): found})
         else:
             self._cache[key] = found
+            self._changes[(provider, model)] = changes
+            self._periods[(provider, model, bisect_right(changes, day))] = found
         return found
 
     def whole_day(self, provider: str, model: str, time_unix_nano: int) -> bool:
@@ -698,8 +728,9 @@ class PriceBook:
 
     def _lookup(
         self, provider: str, model: str, time_unix_nano: int, day: int
-    ) -> tuple[PriceTable | None, tuple[int, ...]]:
-        """Ask genai-prices: the table in force at this time, and the model's time-of-day cuts."""
+    ) -> tuple[PriceTable | None, tuple[int, ...], tuple[int, ...]]:
+        """Ask genai-prices: the table in force at this time, the model's time-of-day cuts, and
+        the days its prices change on."""
         try:
             from genai_prices import calc_price
         except ImportError as e:  # pragma: no cover - genai-prices is a dependency
@@ -725,9 +756,10 @@ class PriceBook:
                 genai_request_timestamp=when,
             )
         except LookupError:  # "Unable to find provider ..." / "Unable to find model ..."
-            return None, ()
+            return None, (), ()
         model_price = first.model_price
         cuts = _time_of_day_cuts(first.model)
+        changes = _start_days(first.model)
         starts = [0, *_tier_starts(model_price)]
         known = {
             name: _has_price(model_price, f"{name}_tokens")
@@ -736,7 +768,7 @@ class PriceBook:
         if not any(known.values()) and not _has_price(model_price, "requests"):
             # genai-prices knows the model but not its price (an empty price: subscription or
             # unlisted); calc_price would say 0, which costs.md forbids for an unknown price.
-            return None, cuts
+            return None, cuts, changes
         tiers: list[Rates] = []
         for index, start in enumerate(starts):
             end = starts[index + 1] if index + 1 < len(starts) else None
@@ -748,9 +780,10 @@ class PriceBook:
                     SessionToolsWarning,
                     stacklevel=3,
                 )
-                return None, cuts
+                return None, cuts, changes
             tiers.append(rates)
-        return PriceTable(provider, model, _date(day), tuple(tiers), SOURCE_GENAI_PRICES), cuts
+        table = PriceTable(provider, model, _date(day), tuple(tiers), SOURCE_GENAI_PRICES)
+        return table, cuts, changes
 
 
 def _probe(price: Any, start: int, end: int | None, known: Mapping[str, bool]) -> Rates | None:

@@ -264,7 +264,7 @@ def test_a_missing_kind_of_price_is_nan_not_zero() -> None:
 # -- the cache ---------------------------------------------------------------------------------
 
 
-def test_one_look_up_per_model_and_utc_day() -> None:
+def test_one_look_up_per_model_and_price_period() -> None:
     book = PriceBook()
     usage = Usage(input_tokens=10, output_tokens=10)
     book.cost_usd("anthropic", "claude-sonnet-4-5", ns(2025, 11, 1, 0, 0, 0), usage)
@@ -272,17 +272,34 @@ def test_one_look_up_per_model_and_utc_day() -> None:
     book.table("anthropic", "claude-sonnet-4-5", ns(2025, 11, 1, 8))
     book.rates("anthropic", "claude-sonnet-4-5", ns(2025, 11, 1, 9), 300_000)
     assert book.lookups == 1
+    # another day, and its price has not changed since: genai-prices is not asked again
     book.cost_usd("anthropic", "claude-sonnet-4-5", ns(2025, 11, 2, 0, 0, 0), usage)
-    assert book.lookups == 2
+    book.cost_usd("anthropic", "claude-sonnet-4-5", ns(2026, 3, 9, 0, 0, 0), usage)
+    assert book.lookups == 1
     book.cost_usd("openai", "gpt-5", ns(2025, 11, 2, 0, 0, 0), usage)
-    assert book.lookups == 3
-    # an unknown model is asked about once a day too
+    assert book.lookups == 2
+    # an unknown model is asked about once
     book.cost_usd("anthropic", "no-such-model", ns(2025, 11, 2, 1), usage)
-    book.cost_usd("anthropic", "no-such-model", ns(2025, 11, 2, 2), usage)
-    assert book.lookups == 4
+    book.cost_usd("anthropic", "no-such-model", ns(2025, 11, 3, 2), usage)
+    assert book.lookups == 3
     table = book.table("anthropic", "claude-sonnet-4-5", ns(2025, 11, 2, 5))
     assert table is not None
     assert table.day == date(2025, 11, 2)
+
+
+def test_a_price_change_is_a_new_look_up() -> None:
+    """o3's price changed on 2025-06-10 (genai-prices: a StartDateConstraint): the days before
+    share one look-up, the days from then on another, and each gets its own period's price."""
+    book = PriceBook()
+    usage = Usage(input_tokens=1_000_000)
+    before = [book.cost_usd("openai", "o3", ns(2025, 6, d, 12), usage) for d in (1, 5, 9)]
+    assert book.lookups == 1
+    after = [book.cost_usd("openai", "o3", ns(2025, 6, d, 12), usage) for d in (10, 11, 30)]
+    assert book.lookups == 2
+    assert before == [10.0] * 3  # $10 per million input tokens until 2025-06-09
+    assert after == [2.0] * 3  # $2 from 2025-06-10
+    book.cost_usd("openai", "o3", ns(2025, 6, 2, 12), usage)
+    assert book.lookups == 2
 
 
 def test_a_price_file_asks_genai_prices_nothing(tmp_path: Path) -> None:
