@@ -754,16 +754,17 @@ def iter_runs(entries: Iterable[Entry], fold: SessionFold | None = None) -> Iter
 class Session:
     """A whole session: its entries, and everything derived from them (Go's ``Session``).
 
-    Go's getters are attributes here, computed once as the log is read: ``Entries()`` is
-    ``entries``, ``Labels()`` ``labels``, ``LabelSources()`` ``label_sources``, ``Pins()``
-    ``pins`` and ``Usage()`` ``usage``. What is derived on demand is a method, computed on
-    first use and kept: ``messages()``, ``pending()``, ``call(id)``, ``turns()``, ``view()``,
-    and ``check_pins(pins)``. Go's ``AddLabels`` has no counterpart: a ``Session`` is read,
-    never written. ``runs`` is this package's own (reading.md, "The session model").
+    Go's methods are methods here, in snake case: ``labels()``, ``label_sources()``,
+    ``pins()``, ``usage()`` (computed as the log is read), ``messages()``, ``pending()``,
+    ``call(id)``, ``turns()``, ``view()`` (computed on first use and kept) and
+    ``check_pins(pins)``; Go's ``Entries()`` is the attribute ``entries``. Go's
+    ``AddLabels`` has no counterpart: a ``Session`` is read, never written (write with a store,
+    or ``SessionBuilder``). ``runs`` is this package's own (the session model of design
+    reading.md).
 
     **Equality.** A session is its entries and nothing else (the seed), so ``==`` compares
-    ``entries`` and what is derived from them (``runs``, ``labels``, ``label_sources``,
-    ``pins``, ``usage``), and not how it was read: ``name``, ``torn_tail``, ``closing_line``
+    ``entries`` and what is derived from them (``runs``, the labels, their sources, the pins,
+    the usage), and not how it was read: ``name``, ``torn_tail``, ``closing_line``
     and ``warnings`` are left out, as is each entry's ``line``. So a session reopened from its
     store (``open_session``), or read from the file (``read_session``), or made from the same
     entries (``from_entries``), equals the session that was closed; a torn last line, which
@@ -773,12 +774,6 @@ class Session:
         name: the log's name in messages (its path, or ``<stdin>``).
         entries: every entry, in order.
         runs: every run, in order, crashed ones included.
-        labels: the labels the session holds, sorted (Go's ``Labels``).
-        label_sources: for each label, the entry that first gave it (Go's ``LabelSources``).
-        pins: the tool definition digests the session pinned, by tool name; the first pin of
-            a tool is kept, as a pin is never changed (Go's ``Pins``).
-        usage: what every model call of the session cost, the model calls its tools made
-            (``tool_result.usage``) included, refused results' too (Go's ``Usage``).
         torn_tail: the ignored last line, if the last write was cut short.
         closing_line: a transcript's closing outcome line, if the log is a transcript.
         warnings: the warnings given while reading, one line each.
@@ -787,10 +782,10 @@ class Session:
     name: str = field(compare=False)
     entries: tuple[Entry, ...]
     runs: tuple[Run, ...]
-    labels: tuple[str, ...]
-    label_sources: Mapping[str, LabelSource]
-    pins: Mapping[str, str]
-    usage: Usage
+    _labels: tuple[str, ...]
+    _label_sources: Mapping[str, LabelSource]
+    _pins: Mapping[str, str]
+    _usage: Usage
     torn_tail: TornTail | None = field(compare=False)
     closing_line: ClosingLine | None = field(compare=False)
     warnings: tuple[str, ...] = field(compare=False)
@@ -856,9 +851,29 @@ class Session:
             found = self._memo["turns"] = tuple(t for run in self.runs for t in run.turns)
         return cast(tuple[Turn, ...], found)
 
+    def labels(self) -> tuple[str, ...]:
+        """The labels the session holds, sorted (Go's ``Labels``)."""
+        return self._labels
+
+    def label_sources(self) -> Mapping[str, LabelSource]:
+        """For each label the session holds, the entry that first gave it (Go's
+        ``LabelSources``)."""
+        return self._label_sources
+
+    def pins(self) -> Mapping[str, str]:
+        """The tool definition digests the session pinned, by tool name (Go's ``Pins``); the
+        first pin of a tool is kept, as a pin is never changed."""
+        return self._pins
+
+    def usage(self) -> Usage:
+        """What every model call of the session cost (Go's ``Usage``), in agentloop's four
+        disjoint token counts: the model calls its tools made (``tool_result.usage``)
+        included, refused results' too."""
+        return self._usage
+
     def view(self) -> View:
         """The session as a policy sees it (Go's ``View``): the labels it holds."""
-        return View(self.labels)
+        return View(self._labels)
 
     def check_pins(self, pins: Mapping[str, str]) -> None:
         """Raise ``PinError`` for the first tool, by name, whose digest in ``pins`` differs
@@ -868,7 +883,7 @@ class Session:
         Raises:
             PinError: ``tool``, the digest the session ``pinned``, the one given (``got``).
         """
-        mine = self.pins
+        mine = self._pins
         for tool in sorted(pins):
             pinned = mine.get(tool)
             if pinned is not None and pinned != pins[tool]:

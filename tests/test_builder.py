@@ -110,7 +110,7 @@ def test_a_session_reads_back_to_what_was_built() -> None:
     assert (run.start_seq, run.end_seq, run.reason, run.turn_count) == (1, 12, "completed", 2)
     # The run's usage, by hand: two turns and the summarizer's model call.
     assert run.usage == Usage(100 + 500 + 150, 20 + 50 + 30, 200 + 3_000, 3_000)
-    assert session.usage == Usage(750, 100, 3_200, 3_000)
+    assert session.usage() == Usage(750, 100, 3_200, 3_000)
     # Every turn is Anthropic's; the models differ (sonnet, and haiku in the tool).
     assert (run.provider, run.request_model) == ("anthropic", "")
     first, last = run.turns
@@ -138,13 +138,13 @@ def test_a_session_reads_back_to_what_was_built() -> None:
     result = payload(session.entries[10], ToolResultEntry)
     assert (result.log, result.display) == ("summarize: 1 model call", DISPLAY)
 
-    assert session.labels == ("doc:dates.md", "private", "project:apollo")
-    assert session.label_sources == {
+    assert session.labels() == ("doc:dates.md", "private", "project:apollo")
+    assert session.label_sources() == {
         "project:apollo": LabelSource("seed", 0),
         "private": LabelSource("tool", 5, "file_read", read.id),
         "doc:dates.md": LabelSource("tool", 10, "summarize", summarize.id),
     }
-    assert dict(session.pins) == {"file_read": "sha256:" + "ab" * 32}
+    assert dict(session.pins()) == {"file_read": "sha256:" + "ab" * 32}
     outcome = run.outcome
     assert outcome is not None
     assert (outcome.text, outcome.turns, outcome.refused, outcome.error) == (
@@ -330,7 +330,7 @@ def test_a_refused_result_and_a_forbidden_run() -> None:
         len(session.entries) - 2,
         len(session.entries) - 1,
     )
-    assert session.labels == ("case:118", "private", "wiki")
+    assert session.labels() == ("case:118", "private", "wiki")
 
 
 def test_denies_and_a_call_over_the_limit() -> None:

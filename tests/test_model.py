@@ -49,8 +49,8 @@ def test_one_run_with_a_tool() -> None:
     assert (call.started, call.has_result, call.is_error, call.result_seq) == (True, True, False, 5)
     assert (call.refused, call.resumed, call.labels) == (False, False, ("clock", "t"))
     assert run.labels == ("clock", "t")
-    assert session.usage == Usage(130, 25, 160, 10)
-    assert session.label_sources == {
+    assert session.usage() == Usage(130, 25, 160, 10)
+    assert session.label_sources() == {
         "t": LabelSource("tool", 3, "clock", "c1"),
         "clock": LabelSource("tool", 5, "clock", "c1"),
     }
@@ -171,8 +171,8 @@ def test_denied_refused_and_failed_tool_calls() -> None:
     assert (c1.verdict, c1.start_time_unix_nano, c1.end_time_unix_nano) == ("deny", at(3), at(4))
     assert c1.labels == ()  # a denied decision gives the session nothing
     assert (c2.refused, c2.is_error, c3.refused, c3.is_error) == (True, False, False, True)
-    assert run.labels == ("seeded",) == session.labels
-    assert session.label_sources == {"seeded": LabelSource("seed", 1)}
+    assert run.labels == ("seeded",) == session.labels()
+    assert session.label_sources() == {"seeded": LabelSource("seed", 1)}
 
 
 def test_labels_between_runs_and_pins() -> None:
@@ -189,9 +189,9 @@ def test_labels_between_runs_and_pins() -> None:
     session = read_bytes(data)
     first, second = session.runs
     assert first.labels == ("a", "b") and second.labels == ("a", "b", "c")
-    assert session.pins == {"read": "sha256:1", "write": "sha256:3"}  # a pin never changes
-    assert session.label_sources["c"] == LabelSource("seed", 5)
-    assert session.label_sources["a"] == LabelSource("seed", 0)
+    assert session.pins() == {"read": "sha256:1", "write": "sha256:3"}  # a pin never changes
+    assert session.label_sources()["c"] == LabelSource("seed", 5)
+    assert session.label_sources()["a"] == LabelSource("seed", 0)
 
 
 def test_tool_model_calls_count_toward_run_and_session_usage() -> None:
@@ -209,7 +209,7 @@ def test_tool_model_calls_count_toward_run_and_session_usage() -> None:
     session = read_bytes(data)
     (run,) = session.runs
     assert run.reason == "crashed"
-    assert run.usage == Usage(1510, 301, 300, 0) == session.usage
+    assert run.usage == Usage(1510, 301, 300, 0) == session.usage()
     (call,) = run.tool_calls
     assert [(m.index, m.model, m.usage.total_tokens) for m in call.model_calls] == [
         (0, "claude-haiku-4-5", 1200),
@@ -252,8 +252,8 @@ def test_entries_outside_any_run_belong_to_the_session() -> None:
         1, "tool_result", {**result("c", "x"), "usage": [{"model": "m", "usage": usage(5, 5)}]}
     )
     session = read_bytes(data)
-    assert session.runs == () and session.labels == ("a",)
-    assert session.usage == Usage(5, 5)
+    assert session.runs == () and session.labels() == ("a",)
+    assert session.usage() == Usage(5, 5)
 
 
 @pytest.mark.parametrize("cut", range(1, 9))
@@ -281,7 +281,7 @@ def test_entries_of_a_run_outside_any_run_are_reported_once() -> None:
         "it is in no run and no span"
     ]
     assert session.runs == () and session.warnings == tuple(messages)
-    assert session.usage == Usage(130, 25, 160, 10)  # still counted for the session
+    assert session.usage() == Usage(130, 25, 160, 10)  # still counted for the session
 
 
 def test_seq_going_back_is_reported_once() -> None:

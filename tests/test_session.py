@@ -139,7 +139,7 @@ def test_crash_while_a_call_runs_then_the_run_that_settles_it() -> None:
     assert (post.decision, post.started, post.finished) == (Decision("allow"), True, True)
     assert post.result == settled
     assert [t.message_index for t in session.turns()] == [1, 3, 5]
-    assert session.labels == () and session.label_sources == {}
+    assert session.labels() == () and session.label_sources() == {}
 
 
 def test_refused_result_and_forbidden_run() -> None:
@@ -151,8 +151,8 @@ def test_refused_result_and_forbidden_run() -> None:
     assert refused.result is not None and refused.result.content == REFUSED_RESULT
     assert (refused.decision, refused.started, refused.finished) == (Decision("allow"), True, True)
     # The refused result gave the session nothing; private came later, from a seed entry.
-    assert session.labels == ("case:2026-118", "private", "wiki")
-    assert session.label_sources == {
+    assert session.labels() == ("case:2026-118", "private", "wiki")
+    assert session.label_sources() == {
         "wiki": LabelSource("tool", 5, "wiki_read", WIKI),
         "case:2026-118": LabelSource("seed", 11),
         "private": LabelSource("seed", 11),
@@ -162,7 +162,7 @@ def test_refused_result_and_forbidden_run() -> None:
     assert view == View(("case:2026-118", "private", "wiki"))
     assert view.has("private") and not view.has("Private") and not view.has("web")
     # what run 2's outcome names
-    assert forbidden(session.labels, ["private", "secret"]) == ("private",)
+    assert forbidden(session.labels(), ["private", "secret"]) == ("private",)
 
 
 def test_policy_deny_and_forbidden_decision_give_no_labels() -> None:
@@ -190,7 +190,7 @@ def test_policy_deny_and_forbidden_decision_give_no_labels() -> None:
     assert rm.result is not None and rm.result.is_error
     fetch = session.call(FETCH)
     assert fetch.decision == Decision("deny", FORBIDDEN_DECISION, ("untrusted", "web"))
-    assert session.labels == () and session.label_sources == {}  # a deny's labels are not added
+    assert session.labels() == () and session.label_sources() == {}  # a deny's labels are not added
     assert session.call(LS).decision == Decision("allow")
     # max_tool_calls: the call past the limit was answered and never started
     over = session.call(OVER)
@@ -220,7 +220,7 @@ def test_labels_sources_and_pins() -> None:
     session = from_testdata("13")
     read_1, draft_1 = "toolu_01xEQ3vR8kB5TQOOE7SN9Nvd", "toolu_01ifwbdktp6o3ZYaHqG8Wxx5"
     read_2 = "toolu_01xghCm8z1jAdCDmex5RFbrq"
-    assert session.label_sources == {
+    assert session.label_sources() == {
         "project:apollo": LabelSource("seed", 0),
         "private": LabelSource("tool", 5, "file_read", read_1),
         "doc:notes/venues.md": LabelSource("tool", 7, "file_read", read_1),
@@ -229,10 +229,10 @@ def test_labels_sources_and_pins() -> None:
         "reviewed:kira": LabelSource("seed", 14),
         "doc:notes/agenda.md": LabelSource("tool", 20, "file_read", read_2),
     }
-    assert session.labels == tuple(sorted(session.label_sources))
+    assert session.labels() == tuple(sorted(session.label_sources()))
     read_pin = "sha256:0c746850fe406ab68052bdf1c12483ed8167180a9f198aeb6d5aef39557bdc0d"
     draft_pin = "sha256:4fbce6915ce587beea1f3b1f1961c87c304948062db9e7683b779a26c1e9440c"
-    assert session.pins == {"file_read": read_pin, "mail_draft": draft_pin}
+    assert session.pins() == {"file_read": read_pin, "mail_draft": draft_pin}
     session.check_pins({})
     session.check_pins({"file_read": read_pin, "web_fetch": "sha256:new"})  # unpinned passes
     with pytest.raises(PinError) as e:
@@ -354,8 +354,8 @@ def test_a_refused_result_does_not_give_the_session_its_labels() -> None:
         )
     )
     session = read_bytes(data)
-    assert session.labels == ("w", "wiki", "x")
-    assert session.label_sources == {
+    assert session.labels() == ("w", "wiki", "x")
+    assert session.label_sources() == {
         "x": LabelSource("tool", 3, "wiki", "c2"),
         "wiki": LabelSource("tool", 3, "wiki", "c2"),
         "w": LabelSource("tool", 4, "mail", "c3"),  # the decision came first
@@ -377,7 +377,7 @@ def test_a_result_s_labels_keep_their_entry_as_source_when_a_later_entry_repeats
         # no run_ended: a crashed run refused nothing
     )
     session = read_bytes(data)
-    assert session.label_sources == {
+    assert session.label_sources() == {
         "doc": LabelSource("tool", 2, "read", "c1"),
         "s": LabelSource("seed", 4),
     }
@@ -394,7 +394,7 @@ def test_a_deny_s_labels_are_not_added() -> None:
         + line(3, "tool_result", result("c1", FORBIDDEN_DECISION, is_error=True))
     )
     session = read_bytes(data)
-    assert session.labels == () and session.call("c1").decision == Decision("deny", labels=("w",))
+    assert session.labels() == () and session.call("c1").decision == Decision("deny", labels=("w",))
 
 
 def test_entries_outside_any_run_are_messages_and_give_labels_but_are_no_turns() -> None:
@@ -402,8 +402,8 @@ def test_entries_outside_any_run_are_messages_and_give_labels_but_are_no_turns()
     session = read_bytes(headless)
     assert session.runs == () and session.turns() == ()
     assert roles(session) == ["user", "assistant", "user", "assistant"]
-    assert session.labels == ("clock", "t")
-    assert session.label_sources == {
+    assert session.labels() == ("clock", "t")
+    assert session.label_sources() == {
         "t": LabelSource("tool", 3, "clock", "c1"),
         "clock": LabelSource("tool", 5, "clock", "c1"),
     }
@@ -429,7 +429,7 @@ def test_usage_includes_the_model_calls_tools_made() -> None:
         + line(3, "message", assistant(text="ok", u=usage(20, 2, write=3)))
         + line(4, "run_ended", outcome(turns=2, refused=[{"call_id": "c1", "tool": "summarize"}]))
     )
-    assert read_bytes(data).usage == Usage(126, 17, 7, 3)  # a refused result's too
+    assert read_bytes(data).usage() == Usage(126, 17, 7, 3)  # a refused result's too
 
 
 # Opening, and what == means.
@@ -483,9 +483,14 @@ def test_how_a_session_was_read_is_not_part_of_it() -> None:
 def test_an_empty_store_makes_a_new_session() -> None:
     session = open_session(ListStore([]))
     assert session.name == "<store>"
-    assert (session.entries, session.runs, session.labels, session.usage) == ((), (), (), Usage())
+    assert (session.entries, session.runs, session.labels(), session.usage()) == (
+        (),
+        (),
+        (),
+        Usage(),
+    )
     assert (session.messages(), session.pending(), session.turns()) == ((), (), ())
-    assert session.view() == View(()) and session.pins == {}
+    assert session.view() == View(()) and session.pins() == {}
     assert session == Session.from_entries([])
 
 
