@@ -518,7 +518,7 @@ class SessionBuilder:
             run.text if text is None else text,
             error,
             limit,
-            tuple(forbidden),
+            _labels_arg(forbidden, "forbidden"),
             tuple(run.refused) if refused is None else tuple(refused),
         )
         return self.add(outcome, ms=ms, at=at)
@@ -816,7 +816,8 @@ class SessionBuilder:
         session) or ``deny`` (the ``reason`` is shown to the model). ``call`` defaults to the
         first pending call with no decision."""
         c = self._call(call, lambda o: not o.verdict)
-        return self.add(DecisionEntry(c.id, c.name, verdict, reason, tuple(labels)), ms=ms, at=at)
+        labels = _labels_arg(labels)
+        return self.add(DecisionEntry(c.id, c.name, verdict, reason, labels), ms=ms, at=at)
 
     def call_started(
         self, *, call: CallRef = None, ms: float = 0.3, at: When | None = None
@@ -846,7 +847,7 @@ class SessionBuilder:
         c = self._call(call)
         model_usage = tuple(u if isinstance(u, ModelUsage) else ModelUsage(*u) for u in usage)
         entry = ToolResultEntry(
-            ToolResult(c.id, content, is_error), tuple(labels), log, model_usage, display
+            ToolResult(c.id, content, is_error), _labels_arg(labels), log, model_usage, display
         )
         return self.add(entry, ms=ms, at=at)
 
@@ -898,6 +899,7 @@ class SessionBuilder:
     ) -> SessionBuilder:
         """A call the policy denies: ``decision`` deny, then a ``tool_result`` that tells the
         model the ``reason`` (``is_error``)."""
+        labels = _labels_arg(labels)
         c = self._call(call, lambda o: not o.verdict)
         self.decision("deny", call=c, reason=reason, labels=labels, ms=ms, at=at)
         return self.tool_result(reason, call=c, is_error=True, ms=0.2)

@@ -69,7 +69,7 @@ from ._entries import (
     UnknownEntry,
     Usage,
 )
-from ._rawjson import loads
+from ._rawjson import go_compact, go_text, loads
 from ._times import format_rfc3339
 
 __all__ = ["RawJSON", "dumps", "encode_entry"]
@@ -140,6 +140,8 @@ def _value(v: Any, out: list[str]) -> None:
     if v is None:
         out.append("null")
     elif isinstance(v, RawJSON):
+        if v.find(b"\n") >= 0:
+            raise ValueError("a RawJSON value holds a line break, which would end the log line")
         out.append(v.decode("utf-8", "surrogateescape"))
     elif isinstance(v, str):
         out.append(_string(v))
@@ -172,6 +174,27 @@ def _value(v: Any, out: list[str]) -> None:
         out.append("]")
     else:
         raise TypeError(f"cannot write {type(v).__name__} as JSON")
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    """Whether two parsed JSON values are the same JSON: ``==``, but ``True`` is not ``1``
+    and ``1`` is not ``1.0``; key order does not count."""
+    try:  # the quick way: orjson writes True, 1 and 1.0 differently
+        return orjson.dumps(a, option=orjson.OPT_SORT_KEYS) == orjson.dumps(
+            b, option=orjson.OPT_SORT_KEYS
+        )
+    except (orjson.JSONEncodeError, TypeError):
+        return _same_values(a, b)
+
+
+def _same_values(a: Any, b: Any) -> bool:
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same_values(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same_values(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
 
 
 def dumps(value: Any) -> bytes:
@@ -222,11 +245,13 @@ class _Obj:
             _value(v, self.key(name))
             return
         try:
-            same = loads(text) == v
+            parsed = loads(text)
         except ValueError:
-            same = False
-        if not same:
+            raise ValueError(f"{what} is not JSON") from None
+        if not _same_json(parsed, v):
             raise ValueError(f"{what} does not read back as the value beside it")
+        if go_text(parsed) != text:  # not already as Go writes it: compact it as Go does
+            text = go_compact(text)
         self.key(name).append(text.decode("utf-8", "surrogateescape"))
 
     def array(self, name: str, items: Sequence[T], write: Callable[[T, list[str]], None]) -> None:
@@ -443,10 +468,13 @@ def encode_entry(entry: Entry) -> bytes:
         _string(format_rfc3339(entry.time_unix_nano, entry.utc_offset_seconds)),
         ',"type":',
         _string(entry.type),
-        ",",
-        _string(entry.type),
-        ":",
     ]
-    _payload(entry.payload, out)
+    payload = entry.payload
+    if not (
+        isinstance(payload, UnknownEntry) and payload.data is None and payload.data_json is None
+    ):
+        # (an unknown entry without a payload is written without one, as it was read)
+        out += [",", _string(entry.type), ":"]
+        _payload(payload, out)
     out.append("}")
     return "".join(out).encode("utf-8", "surrogateescape")

@@ -28,7 +28,7 @@ import orjson
 
 from ._entries import Entry, Message, MessageEntry, UnknownEntry
 
-__all__ = ["attach_raw", "go_compact", "go_loads", "loads", "raw_spans"]
+__all__ = ["attach_raw", "go_compact", "go_loads", "go_text", "loads", "raw_spans"]
 
 
 # Go's decoder turns every byte of invalid UTF-8 into one U+FFFD (utf8.DecodeRune returns
@@ -62,11 +62,15 @@ def go_loads(body: bytes) -> Any:
     byte or an escaped lone surrogate becomes U+FFFD, the last of repeated names wins.
 
     Raises:
-        ValueError: the text is not one complete JSON value.
+        ValueError: the text is not one complete JSON value, or it nests deeper than Python's
+            recursion limit (about 1,000 levels; Go reads up to 10,000).
     """
     text = body.decode("utf-8", "sessiontools.go-replace")
-    value = json.loads(text, parse_constant=_reject_constant)
-    return _no_surrogates(value)
+    try:
+        value = json.loads(text, parse_constant=_reject_constant)
+        return _no_surrogates(value)
+    except RecursionError:
+        raise ValueError("nested too deeply to read (over about 1,000 levels)") from None
 
 
 def loads(raw: bytes) -> Any:
@@ -211,7 +215,7 @@ def _html_escaped(text: bytes) -> bytes:
     return text
 
 
-def _go_text(value: Any) -> bytes | None:
+def go_text(value: Any) -> bytes | None:
     """``value`` as Go's encoder writes it, when ``orjson`` writes it that way (it writes no
     whitespace and keeps key order); ``None`` for what it cannot write (a lone surrogate, an
     integer beyond 64 bits)."""
@@ -232,8 +236,13 @@ def _found_in_place(
     bytes): then ``raw_spans`` finds them.
 
     Searching in order, from the start of the parts, is exact: nothing before a value's
-    prefix can hold a raw ``"``, except raw values already passed over.
+    prefix can hold a raw ``"``, except raw values already passed over; and the line must hold
+    each prefix once (a repeated ``tool_call`` or ``native``, of which Go keeps the last, or a
+    prefix inside another value, goes to the scanner).
     """
+    calls = sum(1 for part in message.parts if part.tool_call is not None)
+    if line.count(b'"tool_call":') != calls or line.count(b'"native":') > 1:
+        return None  # a repeated name, or the prefix inside another value: scan
     cursor = line.find(b'"parts":[')
     inputs: list[bytes | None] = []
     for part in message.parts:
@@ -269,8 +278,8 @@ def _value_after(
     """``value``'s text and where it ends, when ``line`` has it, from ``cursor`` on, right after
     ``prefix`` (bytes as they are, strings as Go writes them) and right before a ``}`` (the end
     of the object it is the last member of: "42.5" is not "42.50")."""
-    pieces = [p if isinstance(p, bytes) else _go_text(p) for p in prefix]
-    text = _go_text(value)
+    pieces = [p if isinstance(p, bytes) else go_text(p) for p in prefix]
+    text = go_text(value)
     if cursor < 0 or text is None or any(p is None for p in pieces):
         return None
     head = b"".join(cast(list[bytes], pieces))

@@ -127,7 +127,7 @@ def _is_complete_json(line: bytes) -> bool:
     except orjson.JSONDecodeError:
         try:
             json.loads(line.decode("utf-8", "replace"), parse_constant=_not_json)
-        except ValueError:
+        except (ValueError, RecursionError):
             return False
     return True
 

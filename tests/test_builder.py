@@ -14,7 +14,7 @@ from datetime import timedelta, timezone
 from io import BytesIO
 from itertools import pairwise
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import orjson
 import pytest
@@ -700,3 +700,21 @@ def test_a_prompt_waits_until_every_pending_call_is_settled() -> None:
     session = b.read()
     assert session.pending() == () and b.pending == ()
     assert [m.role for m in session.messages()] == ["user", "assistant", "user", "user"]
+
+
+@pytest.mark.parametrize(
+    "step",
+    [
+        lambda b: b.decision("allow", labels="private"),
+        lambda b: b.tool_result("r", labels="private"),
+        lambda b: b.deny("no", labels="private"),
+        lambda b: b.deny_forbidden("private"),
+        lambda b: b.run_ended(forbidden="private"),
+    ],
+)
+def test_every_step_refuses_a_bare_string_for_labels(step: Any) -> None:
+    b = SessionBuilder(START).run("hi").anthropic(calls=[("t", {})], usage=Usage(1, 1))
+    before = b.seq
+    with pytest.raises(TypeError, match="a list of labels, not the string 'private'"):
+        step(b)
+    assert b.seq == before

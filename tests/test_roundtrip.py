@@ -438,3 +438,89 @@ def test_strings_are_written_as_the_checked_writer_writes_them(text: str) -> Non
     from sessiontools._gojson import _string, _string_checked
 
     assert _string(text) == _string_checked(text)
+
+
+# From a review: repeated names and decoys, raw text with whitespace, True is not 1, deep
+# nesting, an unknown entry without a payload.
+
+_HEAD = '{"seq":1,"time":"2026-10-18T09:30:00Z","type":"message","message":{"message":'
+_TAIL = '"usage":{"input_tokens":0,"output_tokens":0}}}'
+
+
+@pytest.mark.parametrize(
+    ("line", "go"),
+    [
+        (  # a repeated tool_call: Go keeps the last, spelled as it was
+            _HEAD + '{"role":"assistant","parts":[{"type":"tool_call",'
+            '"tool_call":{"id":"c","name":"t","input":{"y":2.0}},'
+            '"tool_call":{"id":"c","name":"t","input":{"y":2e0}}}]},' + _TAIL,
+            _HEAD + '{"role":"assistant","parts":[{"type":"tool_call",'
+            '"tool_call":{"id":"c","name":"t","input":{"y":2e0}}}]},' + _TAIL,
+        ),
+        (  # a repeated native
+            _HEAD + '{"role":"assistant","parts":[],'
+            '"native":{"provider":"p","model":"m","data":{"a":1.0}},'
+            '"native":{"provider":"p","model":"m","data":{"a":1.00}}},' + _TAIL,
+            _HEAD + '{"role":"assistant","parts":[],'
+            '"native":{"provider":"p","model":"m","data":{"a":1.00}}},' + _TAIL,
+        ),
+    ],
+)
+def test_a_repeated_name_is_read_as_go_reads_it(line: str, go: str) -> None:
+    (entry,) = _read_one(line.encode())
+    assert encode_entry(entry) == go.encode()
+
+
+def test_raw_text_is_written_compacted_and_checked_strictly() -> None:
+    import dataclasses
+
+    from sessiontools._gojson import RawJSON
+
+    spaced = ToolCall("c", "t", {"a": 1}, input_json=b'{\n "a": 1 }')
+    entry = Entry(
+        1,
+        0,
+        "message",
+        MessageEntry(Message("assistant", (Part("tool_call", "", spaced),)), Usage()),
+    )
+    assert b'"input":{"a":1}' in encode_entry(entry)
+    # True is not 1, and 1 is not 1.0: a value changed beside its text is refused
+    for changed in ({"a": True}, {"a": 1.0}):
+        stale = dataclasses.replace(spaced, input=changed)
+        bad = dataclasses.replace(
+            entry,
+            payload=MessageEntry(Message("assistant", (Part("tool_call", "", stale),)), Usage()),
+        )
+        with pytest.raises(ValueError, match="does not read back"):
+            encode_entry(bad)
+    # a RawJSON value with a line break would split the log line
+    native = Native("anthropic", "m", RawJSON(b'{\n"id": 1}'))
+    broken = Entry(1, 0, "message", MessageEntry(Message("assistant", (), native), Usage()))
+    with pytest.raises(ValueError, match="line break"):
+        encode_entry(broken)
+
+
+def test_deep_nesting_is_an_error_not_a_traceback() -> None:
+    from sessiontools import DamagedLogError
+
+    deep = b"[" * 3000 + b"]" * 3000
+    line = (_HEAD + '{"role":"assistant","parts":[{"type":"tool_call","tool_call":{"id":"c",'
+            '"name":"t","input":').encode() + deep + ("}}]}," + _TAIL).encode()  # fmt: skip
+    with pytest.raises(DamagedLogError, match=r"line 1 \(byte 0\): not complete JSON \(depth"):
+        _read_one(line + b"\n" + line)
+    from click.testing import CliRunner
+
+    from sessiontools._cli import cli
+
+    result = CliRunner().invoke(cli, ["otel", "-"], input=line + b"\n" + line + b"\n")
+    assert result.exit_code == 1
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+
+
+def test_an_unknown_entry_without_a_payload_is_written_without_one() -> None:
+    line = b'{"seq":3,"time":"2026-10-18T09:30:00Z","type":"checkpoint"}'
+    (entry,) = _read_one(line)
+    assert encode_entry(entry) == line
+    with_null = b'{"seq":3,"time":"2026-10-18T09:30:00Z","type":"checkpoint","checkpoint":null}'
+    (entry,) = _read_one(with_null)
+    assert encode_entry(entry) == with_null
