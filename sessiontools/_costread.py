@@ -149,29 +149,24 @@ class _Columns:
         return len(self.data["session"])
 
 
-def _identity(run: Run) -> bytes:
-    """What makes a run the same run in two logs: where and when it starts and ends, and each of
-    its model calls' entry, time, model and usage. Two different sessions never share all of
-    it; a session and the transcript of one of its runs always do. Kept as a 128-bit digest of
-    those values (plain ints and strings, so their ``repr`` is stable), small enough to travel
-    between processes by the thousand."""
-    key = (
-        run.start_seq,
-        run.start_time_unix_nano,
-        run.end_seq,
-        run.end_time_unix_nano,
-        tuple((t.seq, t.time_unix_nano, t.model, *_counts(t.usage)) for t in run.turns),
-        tuple((f.seq, f.time_unix_nano) for f in run.failed_calls),
-        tuple(
-            (
-                c.call_id,
-                c.result_seq,
-                tuple((m.index, m.model, *_counts(m.usage)) for m in c.model_calls),
-            )
-            for c in run.tool_calls
-        ),
-    )
-    return hashlib.blake2b(repr(key).encode("utf-8", "surrogatepass"), digest_size=16).digest()
+def _identity(run: Run) -> tuple[int, int, bytes | None]:
+    """What makes a run the same run in two logs: where and when it starts (``seq`` and Unix
+    nanoseconds), and its first model call (a 128-bit digest of its entry's ``seq``, time,
+    model and usage; ``None`` before the first call). A session, the transcript of one of its
+    runs, and a copy of the session taken at any moment share it; two sessions that started in
+    the same nanosecond still differ by their first call."""
+    first: tuple[object, ...] | None = None
+    turn = run.turns[0] if run.turns else None
+    failed = run.failed_calls[0] if run.failed_calls else None
+    if turn is not None and (failed is None or turn.seq < failed.seq):
+        first = (turn.seq, turn.time_unix_nano, turn.model, *_counts(turn.usage))
+    elif failed is not None:
+        first = (failed.seq, failed.time_unix_nano, failed.error.kind, failed.error.message)
+    digest = None
+    if first is not None:
+        text = repr(first).encode("utf-8", "surrogatepass")
+        digest = hashlib.blake2b(text, digest_size=16).digest()
+    return run.start_seq, run.start_time_unix_nano, digest
 
 
 def _counts(u: Usage) -> tuple[int, int, int, int]:
@@ -192,7 +187,9 @@ class _LogRows:
     """The rows of one log's runs, as plain lists (cheap to send between processes).
 
     Run rows, tool call rows and model call rows are numbered within the log; the rows of
-    each run are contiguous, in run order (``call_counts``, ``tool_counts``).
+    each run are contiguous, in run order (``call_counts``, ``tool_counts``). ``identities``
+    and ``end_seqs`` say which run each is and how far it goes, so that the same run read
+    twice, whole or in part, is counted once.
 
     Raises (the constructor):
         UsageConventionError: a negative token count.
@@ -203,6 +200,7 @@ class _LogRows:
         "call_run",
         "call_tool",
         "calls",
+        "end_seqs",
         "identities",
         "reported_cost_usd",
         "runs",
@@ -219,6 +217,7 @@ class _LogRows:
         self.call_run: list[int] = []  # each model call's run row
         self.call_tool: list[int] = []  # each model call's tool call row, -1 for a turn
         self.identities = [_identity(run) for run in runs]
+        self.end_seqs = [run.end_seq for run in runs]
         self.call_counts: list[int] = []
         self.tool_counts: list[int] = []
         conversation_id = default_conversation_id(name)

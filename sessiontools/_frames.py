@@ -21,6 +21,7 @@ vectorised per (provider, model, UTC day, tier).
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import warnings
@@ -108,58 +109,73 @@ class _Builder:
         self.call_run: list[int] = []  # each model call's run row
         self.call_tool: list[int] = []  # each model call's tool call row, -1 for a turn
         self.reported: dict[int, float] = {}  # run row -> the cost a transcript reported
-        self.seen: dict[bytes, int] = {}  # a run's identity -> its row
+        # Each run once, in the order first read: the read of it that goes furthest.
+        self._chosen: list[tuple[_LogRows, int]] = []
+        self._by_start: dict[tuple[int, int], list[int]] = {}  # (seq, time) -> runs there
 
     def add(self, log: _LogRows) -> None:
-        """The rows of one log (a session, or a run's transcript). The same run read twice (a
-        session, and the transcript of one of its runs) is one run: the first read is kept."""
-        run_base, tool_base = len(self.runs), len(self.tools)
-        keep: list[int] = []
-        for i, key in enumerate(log.identities):
-            if key not in self.seen:
-                self.seen[key] = run_base + len(keep)
-                keep.append(i)
-        if len(keep) == len(log.identities):
-            for mine, theirs in (
-                (self.calls, log.calls),
-                (self.runs, log.runs),
-                (self.tools, log.tools),
+        """The rows of one log (a session, a run's transcript, a copy taken at any moment).
+
+        The same run read twice is one run (costs.md): same start (``seq`` and time) and same
+        first model call, or no model call yet in one of the reads. Its rows come from the read
+        that goes furthest (the greater ``seq`` at its end; the first read on a tie), which
+        holds every model call of the other.
+        """
+        for i, (start_seq, start_time, first) in enumerate(log.identities):
+            same = None
+            for row in self._by_start.get((start_seq, start_time), ()):
+                kept, j = self._chosen[row]
+                other = kept.identities[j][2]
+                if first is None or other is None or first == other:
+                    same = row
+                    break
+            if same is None:
+                same = len(self._chosen)
+                self._by_start.setdefault((start_seq, start_time), []).append(same)
+                self._chosen.append((log, i))
+            else:
+                kept, j = self._chosen[same]
+                if log.end_seqs[i] > kept.end_seqs[j]:
+                    self._chosen[same] = (log, i)
+            if i == len(log.identities) - 1 and log.reported_cost_usd is not None:
+                # A transcript holds one run's entries; its closing line prices that run.
+                self.reported[same] = log.reported_cost_usd
+
+    def _assemble(self) -> None:
+        """The columns, from the chosen reads, a run after another (consecutive runs of one
+        log in one go)."""
+        segments: list[tuple[_LogRows, int, int]] = []
+        for log, i in self._chosen:
+            if segments and segments[-1][0] is log and segments[-1][2] == i:
+                segments[-1] = (log, segments[-1][1], i + 1)
+            else:
+                segments.append((log, i, i + 1))
+        starts: dict[int, tuple[list[int], list[int]]] = {}
+        for log, first, end in segments:
+            if id(log) not in starts:
+                starts[id(log)] = (
+                    [0, *itertools.accumulate(log.call_counts)],
+                    [0, *itertools.accumulate(log.tool_counts)],
+                )
+            call_starts, tool_starts = starts[id(log)]
+            c0, c1 = call_starts[first], call_starts[end]
+            t0, t1 = tool_starts[first], tool_starts[end]
+            run_base, tool_base = len(self.runs) - first, len(self.tools) - t0
+            for mine, theirs, lo, hi in (
+                (self.calls, log.calls, c0, c1),
+                (self.runs, log.runs, first, end),
+                (self.tools, log.tools, t0, t1),
             ):
                 for name, values in mine.data.items():
-                    values.extend(theirs.data[name])
-            self.call_run.extend([r + run_base for r in log.call_run])
-            self.call_tool.extend([t + tool_base if t >= 0 else -1 for t in log.call_tool])
-        elif keep:
-            self._add_some(log, keep, run_base, tool_base)
-        if log.reported_cost_usd is not None and log.identities:
-            self.reported[self.seen[log.identities[-1]]] = log.reported_cost_usd
-
-    def _add_some(self, log: _LogRows, keep: list[int], run_base: int, tool_base: int) -> None:
-        call_starts = np.concatenate([[0], np.cumsum(log.call_counts)]).tolist()
-        tool_starts = np.concatenate([[0], np.cumsum(log.tool_counts)]).tolist()
-        call_rows: list[int] = []
-        tool_rows: list[int] = []
-        for i in keep:
-            call_rows.extend(range(call_starts[i], call_starts[i + 1]))
-            tool_rows.extend(range(tool_starts[i], tool_starts[i + 1]))
-        tool_to = {old: tool_base + new for new, old in enumerate(tool_rows)}
-        run_to = {old: run_base + new for new, old in enumerate(keep)}
-        for mine, theirs, rows in (
-            (self.calls, log.calls, call_rows),
-            (self.runs, log.runs, keep),
-            (self.tools, log.tools, tool_rows),
-        ):
-            for name, values in mine.data.items():
-                column = theirs.data[name]
-                if column:  # the columns frames() computes are empty until then
-                    values.extend([column[r] for r in rows])
-        self.call_run.extend([run_to[log.call_run[r]] for r in call_rows])
-        self.call_tool.extend(
-            [tool_to[log.call_tool[r]] if log.call_tool[r] >= 0 else -1 for r in call_rows]
-        )
+                    column = theirs.data[name]
+                    if column:  # the columns frames() computes are empty until then
+                        values.extend(column[lo:hi])
+            self.call_run.extend([r + run_base for r in log.call_run[c0:c1]])
+            self.call_tool.extend([t + tool_base if t >= 0 else -1 for t in log.call_tool[c0:c1]])
 
     def frames(self, book: PriceBook) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
         """The three frames, priced; the runs' and tool calls' sums from their model calls."""
+        self._assemble()
         calls = _to_frame(self.calls)
         cost, priced, source = _price(calls, book)
         calls["cost_usd"] = cost

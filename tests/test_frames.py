@@ -317,16 +317,23 @@ def test_cost_by_day_and_tool_values(log: Path) -> None:
 
 
 def _many_logs(tmp_path: Path, copies: int) -> Path:
-    """``copies`` copies of every testdata log (damaged and torn ones included), named so that
-    a damaged log comes early."""
-    for i in range(copies):
-        for log in sorted(SESSIONS.glob("*.jsonl")):
-            (tmp_path / f"{i:02d}_{log.name}").write_bytes(log.read_bytes())
+    """Every testdata log (damaged and torn ones included), then ``copies`` times as many
+    distinct sessions made by ``SessionBuilder`` (each its own start, ids and usage), named
+    so that a damaged log comes early."""
+    from sessiontools import SessionBuilder, Usage
+
+    for log in sorted(SESSIONS.glob("*.jsonl")):
+        (tmp_path / f"00_{log.name}").write_bytes(log.read_bytes())
+    for i in range(16 * copies):
+        b = SessionBuilder(1_790_000_000_000_000_000 + i * 3_600_000_000_000, seed=str(i))
+        b.run("go").anthropic(calls=[("t", {"i": i})], usage=Usage(100 + i, 10, 50, 5))
+        b.allow("ok").openai(text="done", usage=Usage(200, 20 + i)).run_ended()
+        b.write(tmp_path / f"{i + 1:02d}_built.jsonl")
     return tmp_path
 
 
 def test_several_processes_give_the_same_tables(tmp_path: Path) -> None:
-    logs = _many_logs(tmp_path, 3)  # 48 files: over PARALLEL_FROM, so the default is a pool
+    logs = _many_logs(tmp_path, 2)  # 48 files: over PARALLEL_FROM, so the default is a pool
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         one = read_costs(logs, skip_damaged=True, workers=1)
@@ -339,12 +346,12 @@ def test_several_processes_give_the_same_tables(tmp_path: Path) -> None:
             pd.testing.assert_frame_equal(getattr(tables, name), getattr(one, name))
         assert tables.skipped == one.skipped
         assert tables.warnings == one.warnings
-    assert len(one.skipped) == 3  # 05_damaged_middle_line, once per copy
-    assert len(one.model_calls) > 0
+    assert len(one.skipped) == 1  # 05_damaged_middle_line
+    assert one.runs["session"].str.endswith("_built.jsonl").sum() == 32  # all distinct
 
 
 def test_several_processes_raise_the_first_damage_in_order(tmp_path: Path) -> None:
-    logs = _many_logs(tmp_path, 3)
+    logs = _many_logs(tmp_path, 2)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with pytest.raises(DamagedLogError) as one:
@@ -353,6 +360,44 @@ def test_several_processes_raise_the_first_damage_in_order(tmp_path: Path) -> No
             read_costs(logs, workers=2)
     assert str(two.value) == str(one.value)
     assert "00_05_damaged_middle_line.jsonl: line 17" in str(one.value)
+
+
+@pytest.mark.parametrize("order", ["copy first", "copy last"])
+def test_a_copy_taken_mid_run_is_counted_once(tmp_path: Path, order: str) -> None:
+    """A copy of a session taken while a run was going (after one of its turns), read with
+    the session later: that run is one run, priced once, with every model call of the whole
+    read (costs.md: the same entry read twice is counted once)."""
+    full = SESSIONS / "08_tool_model_calls.jsonl"
+    lines = full.read_bytes().split(b"\n")
+    ends = [i for i, raw in enumerate(lines) if b'"type":"run_ended"' in raw]
+    turns = [i for i, raw in enumerate(lines) if b'"role":"assistant"' in raw]
+    cut = next(i for i in turns if ends[0] < i < ends[1]) + 1  # run 2, after its first turn
+    early = tmp_path / "early.jsonl"
+    early.write_bytes(b"\n".join(lines[:cut]) + b"\n")
+    logs = [early, full] if order == "copy first" else [full, early]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        both = read_costs(logs)
+        alone = read_costs(full)
+    for frame in ("runs", "tool_calls", "model_calls"):
+        ours = getattr(both, frame).drop(columns=["session", "conversation_id"])
+        theirs = getattr(alone, frame).drop(columns=["session", "conversation_id"])
+        pd.testing.assert_frame_equal(ours, theirs, obj=frame)
+    # run 1 is complete in both: the first read's; run 2 goes further in the full log
+    first_read = str(early) if order == "copy first" else str(full)
+    assert both.runs["session"].tolist() == [first_read, str(full)]
+
+
+def test_two_sessions_started_in_the_same_nanosecond_are_two(tmp_path: Path) -> None:
+    from sessiontools import SessionBuilder, Usage
+
+    for name, tokens in (("a", 100), ("b", 200)):
+        b = SessionBuilder("2026-10-18T09:30:00+02:00", seed=name, jitter=False)
+        b.run("hi").anthropic(text="hello", usage=Usage(tokens, 10)).run_ended()
+        b.write(tmp_path / f"{name}.jsonl")
+    tables = read_costs(tmp_path)
+    assert len(tables.runs) == 2
+    assert tables.model_calls["input_tokens"].tolist() == [100, 200]
 
 
 def test_workers_must_be_positive(log: Path) -> None:
