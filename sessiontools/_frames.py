@@ -301,9 +301,10 @@ def read_costs(
 
     Args:
         logs: a log's path, a directory (its ``*.jsonl``, recursively, sorted), a glob, a
-            ``Session``, or an iterable of these. A transcript (``agentloop run``'s output) and
-            the session it came from may both be given: a run read twice is counted once (the
-            first read is kept; a transcript's reported cost is checked either way). Or the
+            ``Session``, or an iterable of these. A transcript (``agentloop run``'s output), the
+            session it came from and copies of it taken at any moment may all be given: a run
+            read twice is counted once, from the read that goes furthest (the first on a tie; a
+            transcript's reported cost is checked either way). Or the
             ``LogReads`` already started on them (``workers`` is then its own).
         prices: a ``PriceBook``, a price file (JSON or TOML), or ``Prices`` by model id; the
             file wins over genai-prices. Default: genai-prices alone.
