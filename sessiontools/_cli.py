@@ -235,6 +235,7 @@ def cost(
                 since=since_at,
                 until=until_at,
                 progress=step,
+                workers=None,  # a pool of processes for many logs (this process has no threads)
             )
         for skipped in report.tables.skipped:
             _say(f"sessiontools cost: error: {skipped.problem}; skipped")

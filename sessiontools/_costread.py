@@ -11,6 +11,7 @@ from __future__ import annotations
 import concurrent.futures
 import glob
 import hashlib
+import multiprocessing
 import os
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
@@ -392,7 +393,13 @@ class LogReads:
         if self.workers == 1:
             self._reads: Iterator[_LogRead] = map(_read_log, paths)
         else:
-            self._pool = concurrent.futures.ProcessPoolExecutor(max_workers=self.workers)
+            # fork where there is one: the workers need nothing but what this process has,
+            # and a script without a `__main__` guard is not run again (as spawn would).
+            methods = multiprocessing.get_all_start_methods()
+            context = multiprocessing.get_context("fork" if "fork" in methods else None)
+            self._pool = concurrent.futures.ProcessPoolExecutor(
+                max_workers=self.workers, mp_context=context
+            )
             chunk = max(1, min(16, len(paths) // (self.workers * 4)))
             self._reads = self._pool.map(_read_log, paths, chunksize=chunk)
 

@@ -295,7 +295,7 @@ def read_costs(
     prices: PriceSource = None,
     skip_damaged: bool = False,
     progress: Callable[[str], None] | None = None,
-    workers: int | None = None,
+    workers: int | None = 1,
 ) -> CostTables:
     """Read logs once into the three cost frames.
 
@@ -311,10 +311,12 @@ def read_costs(
         skip_damaged: when true, a log that cannot be read is skipped and listed in
             ``skipped`` instead of raising.
         progress: called with each log's name once it has been read (for a progress bar).
-        workers: how many processes read the logs. Default: one per available core (at
-            most ``MAX_WORKERS``) when there are at least ``PARALLEL_FROM`` files, else 1 (a
-            process pool costs more than it saves on a few files). The tables are the same
-            whatever the number: logs are taken in order.
+        workers: how many processes read the logs: 1 (the default) reads them here; more
+            start a pool of processes (forked where the platform can); ``None`` chooses: one
+            per available core (at most ``MAX_WORKERS``) from ``PARALLEL_FROM`` files on, else
+            1 (a pool costs more than it saves on a few files). ``sessiontools cost`` passes
+            ``None``. In a notebook, whose kernel runs threads, forking is best avoided: keep
+            1. The tables are the same whatever the number: logs are taken in order.
 
     Returns:
         ``CostTables`` with ``model_calls``, ``runs`` and ``tool_calls`` (columns in

@@ -67,11 +67,12 @@ def cost_report(
     until: pd.Timestamp | None = None,
     skip_damaged: bool = True,
     progress: Callable[[str], None] | None = None,
+    workers: int | None = 1,
 ) -> CostReport:
     """Read ``logs`` and group the cost of their model calls.
 
     Args:
-        logs, prices, skip_damaged, progress: see ``read_costs``.
+        logs, prices, skip_damaged, progress, workers: see ``read_costs``.
         by: any of ``session``, ``run``, ``day``, ``model``, ``provider``, ``tool``.
         since, until: keep the calls made at or after ``since`` and before ``until``.
 
@@ -81,7 +82,9 @@ def cost_report(
     for name in by:
         if name not in GROUPS:
             raise ValueError(f"cannot group by {name!r}: choose from {', '.join(GROUPS)}")
-    tables = read_costs(logs, prices=prices, skip_damaged=skip_damaged, progress=progress)
+    tables = read_costs(
+        logs, prices=prices, skip_damaged=skip_damaged, progress=progress, workers=workers
+    )
     calls = tables.model_calls
     if since is not None:
         calls = calls[calls["time"] >= since]

@@ -338,7 +338,7 @@ def test_several_processes_give_the_same_tables(tmp_path: Path) -> None:
         warnings.simplefilter("ignore")
         one = read_costs(logs, skip_damaged=True, workers=1)
         seen: list[str] = []
-        pool = read_costs(logs, skip_damaged=True, progress=seen.append)
+        pool = read_costs(logs, skip_damaged=True, progress=seen.append, workers=None)
         two = read_costs(logs, skip_damaged=True, workers=2)
     assert seen == [str(p) for p in sorted(logs.glob("*.jsonl"))]  # in order
     for tables in (pool, two):
