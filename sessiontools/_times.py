@@ -30,7 +30,10 @@ _DAYS_IN_MONTH = (0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 # The pieces of a time are looked up, not computed: a log's entries share their hours and
 # offsets. The caches hold only strings the full pattern has checked; bounded by clearing.
-_hour_cache: dict[str, int] = {}  # "YYYY-MM-DDTHH" -> Unix seconds at the hour's start, local
+# "YYYY-MM-DDTHH:" and "YYYY-MM-DDTHH:MM:" -> Unix seconds at the hour's and the minute's
+# start, local time
+_hour_cache: dict[str, int] = {}
+_minute_cache: dict[str, int] = {}
 _offset_cache: dict[str, int] = {"Z": 0}  # "Z" or "+hh:mm" -> seconds east of UTC
 _SIXTY = {f"{i:02d}": i for i in range(60)}  # "MM" or "SS" -> its value
 _SCALE = (0, 100_000_000, 10_000_000, 1_000_000, 100_000, 10_000, 1000, 100, 10, 1)
@@ -70,10 +73,12 @@ def _slow(text: str) -> tuple[int, int]:
             raise ValueError(f"offset out of range in time {text!r}")
         offset = (off_h * 3600 + off_m * 60) * (-1 if m[9] == "-" else 1)
         _offset_cache[m[9] + m[10] + ":" + m[11]] = offset
-    if len(_hour_cache) > 10_000:
+    if len(_minute_cache) > 100_000:
+        _minute_cache.clear()
         _hour_cache.clear()
     hour_start = _days_from_civil(year, month, day) * 86_400 + hour * 3600
-    _hour_cache[text[:13]] = hour_start
+    _hour_cache[text[:14]] = hour_start
+    _minute_cache[text[:17]] = hour_start + minute * 60
     fraction = m[7]
     nanos = int(fraction) * _SCALE[len(fraction)] if fraction else 0
     return (hour_start + minute * 60 + second - offset) * _NS + nanos, offset
@@ -93,41 +98,32 @@ def parse_rfc3339(text: str) -> tuple[int, int]:
     Raises:
         ValueError: ``text`` is not such a time, or a field is out of range.
     """
-    # The fast path: the date and hour, and the offset, were seen (and checked) before; the
-    # minutes and seconds are two digits under 60 and the fraction 1 to 9 ASCII digits.
+    # The fast path: the date, hour and minute, and the offset, were seen (and checked)
+    # before; the seconds are two digits under 60 and the fraction 1 to 9 ASCII digits.
     # Anything else takes the checked path.
-    if text[-1:] == "Z":
-        tz = "Z"
-        end = len(text) - 1
-    else:
-        tz = text[-6:]
-        end = len(text) - 6
-    hour = _hour_cache.get(text[:13])
-    minute = _SIXTY.get(text[14:16])
-    second = _SIXTY.get(text[17:19])
-    offset = _offset_cache.get(tz)
-    if (
-        hour is None
-        or minute is None
-        or second is None
-        or offset is None
-        or text[13:14] != ":"
-        or text[16:17] != ":"
-    ):
+    try:
+        try:
+            minute_start = _minute_cache[text[:17]]
+        except KeyError:  # a new minute of a known hour
+            minute_start = _hour_cache[text[:14]] + _SIXTY[text[14:16]] * 60
+            if text[16] != ":":
+                return _slow(text)
+            _minute_cache[text[:17]] = minute_start
+        second = _SIXTY[text[17:19]]
+        if text[-1] == "Z":
+            offset = 0
+            end = len(text) - 1
+        else:
+            offset = _offset_cache[text[-6:]]
+            end = len(text) - 6
+    except (KeyError, IndexError):
         return _slow(text)
     if end == 19:
-        nanos = 0
-    else:
-        fraction = text[20:end]
-        if (
-            text[19] != "."
-            or not 0 < len(fraction) <= 9
-            or not fraction.isdigit()
-            or not fraction.isascii()
-        ):
-            return _slow(text)
-        nanos = int(fraction) * _SCALE[len(fraction)]
-    return (hour + minute * 60 + second - offset) * _NS + nanos, offset
+        return (minute_start + second - offset) * _NS, offset
+    fraction = text[20:end]
+    if text[19] != "." or not 0 < end - 20 <= 9 or not (fraction.isdigit() and fraction.isascii()):
+        return _slow(text)
+    return (minute_start + second - offset) * _NS + int(fraction) * _SCALE[end - 20], offset
 
 
 def format_rfc3339(unix_nano: int, utc_offset_seconds: int = 0) -> str:
