@@ -80,7 +80,7 @@ from ._entries import (
     Usage,
 )
 from ._gojson import encode_entry
-from ._model import Session, open_session, read_session
+from ._model import Session, SupportsLoad, open_session, read_session
 from ._session import FORBIDDEN_DECISION, REFUSED_RESULT, check_labels
 from ._times import parse_rfc3339
 
@@ -108,12 +108,6 @@ CallRef: TypeAlias = "ToolCall | str | None"
 When: TypeAlias = "str | int"
 #: A model call a tool made: a ``ModelUsage`` or ``(model, Usage)``.
 ToolUsage: TypeAlias = "ModelUsage | tuple[str, Usage]"
-
-
-class Store(Protocol):
-    """A store to resume from: ``load()`` gives its entries (``FileStore``, ``MemoryStore``)."""
-
-    def load(self) -> list[Entry]: ...
 
 
 class SupportsAppend(Protocol):
@@ -193,7 +187,7 @@ class SessionBuilder:
     @classmethod
     def resume(
         cls,
-        source: Session | Store,
+        source: Session | SupportsLoad,
         *,
         seed: str = "session",
         store: SupportsAppend | None = None,

@@ -890,7 +890,7 @@ class Session:
                 raise PinError(tool, pinned, pins[tool])
 
 
-class _Store(Protocol):
+class SupportsLoad(Protocol):
     """What ``open_session`` needs of a store: Go's ``Store``, its reading half."""
 
     def load(self) -> Sequence[Entry]:
@@ -898,7 +898,7 @@ class _Store(Protocol):
         ...
 
 
-def open_session(store: _Store) -> Session:
+def open_session(store: SupportsLoad) -> Session:
     """Rebuild a session from a store (Go's ``OpenSession``): ``Session.from_entries`` on
     ``store.load()``, named after ``store.path`` when the store has one (else ``<store>``).
     An empty store makes a new, empty session.

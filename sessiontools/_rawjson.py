@@ -95,12 +95,7 @@ def _compact_token(m: re.Match[bytes]) -> bytes:
     token = m.group()
     if token[0] != 0x22:  # whitespace between tokens
         return b""
-    for c, escaped in _HTML:
-        if c in token:
-            token = token.replace(c, escaped)
-    if b"\xe2\x80" in token:
-        token = token.replace(b"\xe2\x80\xa8", b"\\u2028").replace(b"\xe2\x80\xa9", b"\\u2029")
-    return token
+    return _html_escaped(token)
 
 
 def go_compact(raw: bytes) -> bytes:

@@ -30,12 +30,9 @@ import contextlib
 import errno
 import fcntl
 import io
-import json
 import os
 import threading
-from typing import Protocol, runtime_checkable
-
-import orjson
+from typing import Any, Protocol, runtime_checkable
 
 from ._entries import Entry, is_entry_shaped
 from ._errors import StoreError, StoreLockedError
@@ -113,23 +110,17 @@ def _last_line(fd: int, size: int) -> tuple[int, bytes] | None:
     return start, b"".join(parts)
 
 
-def _not_json(name: str) -> None:
-    raise ValueError(f"{name} is not JSON")
+_TORN = object()
 
 
-def _is_complete_json(line: bytes) -> bool:
-    """Whether ``line`` is complete JSON as ``LogReader`` reads it: by orjson, or else the way
-    Go's decoder reads it, with invalid UTF-8 and escaped lone surrogates accepted (reading.md,
-    "Bytes"). Replacing invalid bytes changes how many U+FFFD a string holds, never whether
-    the line is JSON, so Python's ``"replace"`` decodes as well as Go's rule here."""
+def _json_or_torn(line: bytes) -> Any:
+    """The value of ``line`` as ``LogReader`` reads it (orjson, else Go's way: invalid UTF-8
+    and escaped lone surrogates accepted; reading.md, "Bytes"), or ``_TORN`` when it is not
+    complete JSON: what a write cut short leaves."""
     try:
-        orjson.loads(line)
-    except orjson.JSONDecodeError:
-        try:
-            json.loads(line.decode("utf-8", "replace"), parse_constant=_not_json)
-        except (ValueError, RecursionError):
-            return False
-    return True
+        return loads(line)
+    except ValueError:
+        return _TORN
 
 
 def _fsync_directory(directory: str) -> None:
@@ -394,10 +385,11 @@ class FileStore:
         try:
             size = os.fstat(fd).st_size
             last = _last_line(fd, size) if size else None
-            if last is not None and not _is_complete_json(last[1]):
+            value = _TORN if last is None else _json_or_torn(last[1])
+            if last is not None and value is _TORN:
                 size = last[0]
                 os.ftruncate(fd, size)
-            elif last is not None and not is_entry_shaped(loads(last[1])):
+            elif last is not None and not is_entry_shaped(value):
                 raise StoreError(
                     f"{self.path}: the last line is not an entry but a transcript's closing "
                     "outcome line (what `agentloop run` prints); a transcript cannot be "
