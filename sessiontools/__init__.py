@@ -12,7 +12,6 @@ with ``LogError`` (``DamagedLogError``, ``EntryError``) for logs that cannot be 
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from ._builder import LIMIT_RESULT, SETTLED_RESULT, SessionBuilder, SupportsAppend
 from ._entries import (
     NIL,
     NIL_MAP,
@@ -55,7 +54,6 @@ from ._errors import (
     TornTailWarning,
     UnknownEntryWarning,
 )
-from ._gojson import encode_entry
 from ._model import (
     FailedCall,
     LabelSource,
@@ -101,7 +99,6 @@ from ._session import (
     forbidden,
     union_labels,
 )
-from ._store import FileStore, MemoryStore, Store
 from ._times import format_rfc3339, parse_rfc3339
 from ._usage import (
     OTelUsage,
@@ -115,6 +112,7 @@ from ._usage import (
 from ._version import __version__
 
 if TYPE_CHECKING:
+    from ._builder import LIMIT_RESULT, SETTLED_RESULT, SessionBuilder, SupportsAppend
     from ._frames import (
         COLUMNS,
         CostMismatchWarning,
@@ -127,12 +125,20 @@ if TYPE_CHECKING:
         runs,
         tool_calls,
     )
+    from ._gojson import encode_entry
     from ._prices import PriceBook, PriceFileError, Prices, PriceTable, Rates, load_prices
     from ._report import CostReport, cost_report, render
+    from ._store import FileStore, MemoryStore, Store
 
-# The cost tables need pandas and genai-prices, which take a while to import: they load on
-# first use (PEP 562), so `import sessiontools` and `sessiontools otel` stay quick.
+# The cost tables need pandas and genai-prices, which take a while to import, and the writing
+# side (the builder, the stores, Go's JSON writer) is not needed to read: they load on first use
+# (PEP 562), so `import sessiontools` and `sessiontools otel` stay quick.
 _LAZY = {
+    **dict.fromkeys(
+        ("LIMIT_RESULT", "SETTLED_RESULT", "SessionBuilder", "SupportsAppend"), "._builder"
+    ),
+    **dict.fromkeys(("FileStore", "MemoryStore", "Store"), "._store"),
+    "encode_entry": "._gojson",
     **dict.fromkeys(
         (
             "COLUMNS",

@@ -154,6 +154,7 @@ def otel(
                         service_name=service_name,
                         agent_name=agent_name,
                         name=name,
+                        workers=None,  # a large log is cut in two, one part per core
                     )
                 target.commit()
         finally:

@@ -366,6 +366,8 @@ class SessionFold:
         self.name = name
         self.warnings: list[str] = []
         self._warned: set[str] = set()
+        # where warnings go: `warnings.warn` (None), or a list, as `LogReader._sink`
+        self._sink: list[tuple[type[Warning], str, str]] | None = None
         self._last_seq: int | None = None
         self._label_set: set[str] = set()
         self.label_sources: dict[str, LabelSource] = {}
@@ -424,24 +426,31 @@ class SessionFold:
             elif sources[label].seq > source.seq:
                 sources[label] = source
 
-    def _warn(self, what: str, entry: Entry, message: str) -> None:
+    def _warn(self, what: str, line: int, message: str) -> None:
         if what not in self._warned:
             self._warned.add(what)
-            text = f"{self.name}: line {entry.line}: {message}"
+            text = f"{self.name}: line {line}: {message}"
             self.warnings.append(text)
-            warnings.warn(LogStructureWarning(text), stacklevel=4)
+            if self._sink is not None:
+                self._sink.append((LogStructureWarning, what, text))
+            else:
+                warnings.warn(LogStructureWarning(text), stacklevel=4)
+
+    def _out_of_order(self, seq: int, line: int) -> None:
+        """Warn, once, that the entry at ``line`` has a ``seq`` not above the one before."""
+        self._warn(
+            "order",
+            line,
+            f"seq {seq} after seq {self._last_seq}: entries out of order or repeated; read in "
+            "the order of the file",
+        )
 
     def feed(self, entry: Entry) -> Run | None:
         """Take the next entry of the log; return the run it ended, if any."""
         seq = entry.seq
         last = self._last_seq
         if last is not None and seq <= last:
-            self._warn(
-                "order",
-                entry,
-                f"seq {seq} after seq {last}: entries out of order or repeated; read in the "
-                "order of the file",
-            )
+            self._out_of_order(seq, entry.line)
         self._last_seq = seq
         payload = entry.payload
         kind = payload.__class__
@@ -477,7 +486,7 @@ class SessionFold:
         if not isinstance(payload, UnknownEntry):
             self._warn(
                 "outside",
-                entry,
+                entry.line,
                 f"a {entry.type} entry outside any run (no run_started before it): it is in no "
                 "run and no span",
             )

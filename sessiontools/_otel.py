@@ -24,6 +24,7 @@ from typing import TypeAlias
 
 import orjson
 
+from . import _split
 from ._entries import Usage
 from ._errors import InvalidIdError
 from ._model import Run, SessionFold, iter_runs
@@ -523,6 +524,45 @@ def encode_span(span: Span) -> bytes:
     return _span_json(span)
 
 
+class _Envelope:
+    """Writes one ``ExportTraceServiceRequest`` around spans given as they come (see
+    ``write_otlp_json``): the head when made, the spans in batches, the tail on ``close()``."""
+
+    def __init__(self, write: Callable[[bytes], object], service_name: str) -> None:
+        self._write = write
+        self._batch: list[bytes] = []
+        self._first = True
+        resource = b'{"attributes":[' + _fragment(("service.name", service_name)) + b"]}"
+        scope = orjson.dumps({"name": "sessiontools", "version": __version__})
+        write(b'{"resourceSpans":[{"resource":' + resource + b',"scopeSpans":[{"scope":' + scope)
+
+    def spans(self, spans: Iterable[Span]) -> None:
+        batch = self._batch
+        for span in spans:
+            batch.append(_span_json(span))
+            if len(batch) == 256:
+                self._flush()
+
+    def _flush(self) -> None:
+        if self._batch:
+            self._write((b',"spans":[' if self._first else b",") + b",".join(self._batch))
+            self._first = False
+            self._batch.clear()
+
+    def joined(self, data: bytes) -> None:
+        """Spans already encoded, each after a comma: ``b",{...},{...}"``."""
+        if data:
+            self._flush()
+            self._write(b',"spans":[' + data[1:] if self._first else data)
+            self._first = False
+
+    def close(self) -> None:
+        self._flush()
+        schema = orjson.dumps(SCHEMA_URL)
+        self._write((b"" if self._first else b"]") + b',"schemaUrl":' + schema)
+        self._write(b'}],"schemaUrl":' + schema + b"}]}\n")
+
+
 def write_otlp_json(
     spans: Iterable[Span], write: Callable[[bytes], object], *, service_name: str = "agentloop"
 ) -> None:
@@ -537,23 +577,9 @@ def write_otlp_json(
     ``service.name``) with one ``ScopeSpans`` (scope ``sessiontools`` and its version), both
     with the pinned ``schemaUrl``. The same spans always give the same bytes.
     """
-    resource = b'{"attributes":[' + _fragment(("service.name", service_name)) + b"]}"
-    scope = orjson.dumps({"name": "sessiontools", "version": __version__})
-    schema = orjson.dumps(SCHEMA_URL)
-    write(b'{"resourceSpans":[{"resource":' + resource + b',"scopeSpans":[{"scope":' + scope)
-    batch: list[bytes] = []
-    first = True
-    for span in spans:
-        batch.append(_span_json(span))
-        if len(batch) == 256:
-            write((b',"spans":[' if first else b",") + b",".join(batch))
-            first = False
-            batch.clear()
-    if batch:
-        write((b',"spans":[' if first else b",") + b",".join(batch))
-        first = False
-    write((b"" if first else b"]") + b',"schemaUrl":' + schema)
-    write(b'}],"schemaUrl":' + schema + b"}]}\n")
+    envelope = _Envelope(write, service_name)
+    envelope.spans(spans)
+    envelope.close()
 
 
 def encode_otlp_json(spans: Iterable[Span], *, service_name: str = "agentloop") -> bytes:
@@ -573,6 +599,7 @@ def export_otlp_json(
     service_name: str = "agentloop",
     agent_name: str | None = None,
     name: str | None = None,
+    workers: int | None = 1,
 ) -> None:
     """Export a session log, or a run's transcript, as OTLP/JSON, streaming: what
     ``sessiontools otel`` writes. Memory holds one run at a time.
@@ -586,10 +613,19 @@ def export_otlp_json(
         parent_trace_id, parent_span_id, agent_name: see ``trace_spans``.
         service_name: the resource's ``service.name``.
         name: what to call the log in messages.
+        workers: 1 reads the log in this process. 2 cuts a log read from a regular file in
+            two at a run near its middle, and exports the second part in a forked child
+            process at the same time as the first part here (``sessiontools._split``); the
+            output, warnings and errors are the same, byte for byte. ``None`` chooses 2 for a
+            file of at least ``SPLIT_FROM_BYTES`` (8 MB) when two cores are free and the
+            platform can fork, else 1 (what ``sessiontools otel`` uses). Avoid forking in a
+            process that runs threads, such as a notebook kernel: keep the default there.
+            Standard input, a pipe, or a file not at its start is read in this process.
 
     Raises:
         DamagedLogError, EntryError, OSError: see ``read_session``.
-        ValueError: ``parent_span_id`` without ``parent_trace_id``.
+        ValueError: ``parent_span_id`` without ``parent_trace_id``; ``workers`` not 1, 2 or
+            ``None``.
 
     Warns:
         TornTailWarning, UnknownEntryWarning: see ``LogReader``.
@@ -597,17 +633,45 @@ def export_otlp_json(
     """
     if parent_span_id is not None and parent_trace_id is None:
         raise ValueError("a parent span id needs a parent trace id")
+    if workers not in (1, 2, None):
+        raise ValueError(f"workers must be 1, 2 or None, not {workers!r}")
     with LogReader(source, name=name) as reader:
         if conversation_id is None:
             conversation_id = default_conversation_id(reader.name)
-        spans = trace_spans(
-            iter_runs(reader, SessionFold(reader.name)),
-            conversation_id=conversation_id,
-            parent_trace_id=parent_trace_id,
-            parent_span_id=parent_span_id,
-            agent_name=agent_name,
-        )
-        write_otlp_json(spans, write, service_name=service_name)
+        options = (conversation_id, parent_trace_id, parent_span_id, agent_name)
+        envelope = _Envelope(write, service_name)
+
+        def emit_spans(runs: Iterable[Run]) -> None:
+            envelope.spans(
+                trace_spans(
+                    runs,
+                    conversation_id=options[0],
+                    parent_trace_id=parent_trace_id,
+                    parent_span_id=parent_span_id,
+                    agent_name=agent_name,
+                )
+            )
+
+        cut = _cut(reader, workers)
+        if cut is None:
+            emit_spans(iter_runs(reader, SessionFold(reader.name)))
+        else:
+            _split.export_in_two(reader, cut[0], cut[1], emit_spans, envelope.joined, options)
+        envelope.close()
+
+
+def _cut(reader: LogReader, workers: int | None) -> tuple[str, int] | None:
+    """Where to cut the log in two (path, offset), if ``workers`` asks for it and it can be."""
+    if workers == 1:
+        return None
+    found = _split.split_path(reader)
+    if found is None:
+        return None
+    path, size = found
+    if workers is None and (size < _split.SPLIT_FROM_BYTES or _split.available_cores() < 2):
+        return None
+    cut = _split.find_cut(path, size)
+    return None if cut is None else (path, cut)
 
 
 def otlp_json(
@@ -619,6 +683,7 @@ def otlp_json(
     service_name: str = "agentloop",
     agent_name: str | None = None,
     name: str | None = None,
+    workers: int | None = 1,
 ) -> bytes:
     """Export a session log, or a run's transcript, as OTLP/JSON: what ``sessiontools otel``
     prints. The arguments, errors and warnings are ``export_otlp_json``'s.
@@ -636,6 +701,7 @@ def otlp_json(
         service_name=service_name,
         agent_name=agent_name,
         name=name,
+        workers=workers,
     )
     return bytes(out)
 

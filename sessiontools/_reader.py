@@ -142,6 +142,32 @@ class LogReader:
         self.warnings: list[str] = []
         self._unknown_seen: set[str] = set()
         self._started = False
+        # A part of the log (see `_part`): where the file's position is, and where to stop.
+        self._start_offset = 0
+        self._start_line = 0  # lines before the start
+        self._stop_offset: int | None = None
+        # Where warnings go: `warnings.warn` (None), or a list of (category, key, message),
+        # the key being what the warning is given once for (`_split` merges such lists).
+        self._sink: list[tuple[type[Warning], str, str]] | None = None
+
+    @classmethod
+    def _part(
+        cls,
+        source: IO[bytes],
+        name: str,
+        start_offset: int,
+        start_line: int,
+        stop_offset: int | None,
+    ) -> LogReader:
+        """A reader of the lines of ``source`` from its position, ``start_offset`` (the start
+        of line ``start_line + 1``), to ``stop_offset`` (the start of a line that is not
+        blank) or the end. A part that stops before the end reads as the middle of the log:
+        a last line that is not complete JSON is damage there, not a torn tail."""
+        reader = cls(source, name=name)
+        reader._start_offset = start_offset
+        reader._start_line = start_line
+        reader._stop_offset = stop_offset
+        return reader
 
     def __enter__(self) -> LogReader:
         return self
@@ -154,9 +180,12 @@ class LogReader:
         if self._owned:
             self._file.close()
 
-    def _warn(self, category: type[Warning], message: str) -> None:
+    def _warn(self, category: type[Warning], key: str, message: str) -> None:
         self.warnings.append(message)
-        warnings.warn(category(message), stacklevel=4)
+        if self._sink is not None:
+            self._sink.append((category, key, message))
+        else:
+            warnings.warn(category(message), stacklevel=4)
 
     def __iter__(self) -> Iterator[Entry]:
         if self._started:
@@ -174,8 +203,9 @@ class LogReader:
         name = self.name
         loads = orjson.loads
         JSONDecodeError = orjson.JSONDecodeError
-        line_no = 0
-        offset = 0
+        line_no = self._start_line
+        offset = self._start_offset
+        stop = self._stop_offset
         failed: tuple[int, int, int, str] | None = None  # a line that is not complete JSON
         loose: tuple[int, int, Any] | None = None  # complete JSON that is not an entry
         current = 0
@@ -186,6 +216,7 @@ class LogReader:
                 self._unknown_seen.add(what)
                 self._warn(
                     UnknownEntryWarning,
+                    what,
                     f"{name}: line {current}: unknown {what}, from a newer agentloop? "
                     "kept, and reported once",
                 )
@@ -198,18 +229,10 @@ class LogReader:
             offset += len(raw)
             if failed is not None or loose is not None:
                 if not raw.strip(_WHITESPACE):
+                    if offset == stop:
+                        break
                     continue
-                if failed is not None:
-                    f_line, f_offset, _, problem = failed
-                    raise DamagedLogError(name, f_line, f_offset, f"not complete JSON ({problem})")
-                assert loose is not None
-                raise EntryError(
-                    name,
-                    loose[0],
-                    loose[1],
-                    "JSON, but not an entry (no seq and type); only a transcript's last line "
-                    "may be",
-                )
+                _not_last(name, failed, loose)
             try:
                 obj = loads(raw)
             except JSONDecodeError as e:
@@ -217,11 +240,15 @@ class LogReader:
                 if body[-1:] == b"\r":
                     body = body[:-1]
                 if not body.strip(_WHITESPACE):
+                    if offset == stop:
+                        break
                     continue
                 try:
                     obj = go_loads(body)
                 except ValueError:
                     failed = (line_no, start, len(body), _problem(body, e))
+                    if offset == stop:
+                        break
                     continue
             if obj.__class__ is dict and "seq" in obj and "type" in obj:
                 current = line_no
@@ -232,16 +259,40 @@ class LogReader:
                 yield attach_raw(entry, raw) if exact else entry
             else:
                 loose = (line_no, start, obj)
+            if offset == stop:
+                break
+        if stop is not None and offset == stop:  # a part that ends before a line
+            self._start_line = line_no  # where the next part starts
+            _not_last(name, failed, loose)
+            return
         if failed is not None:
             f_line, f_offset, f_length, _ = failed
             self.torn_tail = TornTail(f_line, f_offset, f_length)
             self._warn(
                 TornTailWarning,
+                "torn tail",
                 f"{name}: line {f_line} (byte {f_offset}): the last line is not complete "
                 "JSON, the tail of a write cut short by a crash; ignored",
             )
         if loose is not None:
             self.closing_line = _closing_line(name, *loose)
+
+
+def _not_last(
+    name: str, failed: tuple[int, int, int, str] | None, loose: tuple[int, int, Any] | None
+) -> None:
+    """A line that is not blank follows: a line before it that is not complete JSON, or not an
+    entry, is damage."""
+    if failed is not None:
+        f_line, f_offset, _, problem = failed
+        raise DamagedLogError(name, f_line, f_offset, f"not complete JSON ({problem})")
+    if loose is not None:
+        raise EntryError(
+            name,
+            loose[0],
+            loose[1],
+            "JSON, but not an entry (no seq and type); only a transcript's last line may be",
+        )
 
 
 def _closing_line(name: str, line: int, offset: int, obj: Any) -> ClosingLine:

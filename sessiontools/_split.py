@@ -1,0 +1,392 @@
+"""One export in two processes: ``export_otlp_json(..., workers=2)`` (and ``None``, which
+chooses), what ``sessiontools otel`` does with a large log.
+
+The log is cut at the start of a run: a ``run_started`` line near the middle, preferably one
+right after a ``run_ended`` line (``find_cut``). A forked child exports the part after the cut
+into a temporary file while this process exports the part before it. The child starts with
+an empty session, and records what of the session before the cut its spans could depend on
+(``_TailFold``):
+
+- the session's labels, which each ``invoke_agent`` span carries: the child sends those
+  spans, not their bytes, and this process writes them with the labels of the whole session;
+- a call left open before the cut (a run that crashed) and settled after it: the child
+  records every call id it looked for and did not find;
+- the model of a failed call that comes before any turn of the child's part, which is the
+  model of the session's last turn.
+
+When the child needed a call or a model that the session before the cut has, its work is
+dropped and this process reads the second part itself. The warnings either process gives are
+merged as one reader would give them (each kind once, in the order of the lines), and an error
+in the second part is raised after the first part's spans are written. So the bytes, warnings
+and errors are those of reading the log in one process; ``tests/test_split.py`` checks this
+at every run of every testdata log.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import re
+import signal
+import stat
+import tempfile
+import warnings
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from typing import IO, Any
+
+from ._entries import Entry, ModelErrorEntry, RunStartedEntry
+from ._errors import LogError, LogStructureWarning, UnknownEntryWarning
+from ._model import Run, SessionFold, iter_runs
+from ._reader import LogReader
+
+__all__ = ["SPLIT_FROM_BYTES", "available_cores", "export_in_two", "find_cut", "split_path"]
+
+#: ``workers=None`` splits a log of at least this many bytes (10^6 bytes take about 10 ms to
+#: export; forking and merging cost a few).
+SPLIT_FROM_BYTES = 8_000_000
+
+#: How far past the middle to look for a run to cut at, in bytes.
+SCAN_BYTES = 8_000_000
+
+# The type of a line as Go writes it (seq, time and type come first), and an assistant message.
+_TYPE = re.compile(rb'\{"seq":-?[0-9]+,"time":"[^"\\]*","type":"([a-z_]+)",')
+_ASSISTANT = re.compile(
+    rb'\{"seq":-?[0-9]+,"time":"[^"\\]*","type":"message","message":\{"message":\{"role":"assistant"'
+)
+
+# The spans of a run, as `_otel._run_spans` takes them after the run: conversation id,
+# parent trace id, parent span id, agent name.
+SpanOptions = tuple[str, bytes | None, bytes | None, str | None]
+
+
+def available_cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def split_path(reader: LogReader) -> tuple[str, int] | None:
+    """The path and size of the regular file ``reader`` reads, when a second process can open
+    it by that path and the reader is at its start; else ``None``."""
+    if not hasattr(os, "fork"):
+        return None
+    file = reader._file
+    path = getattr(file, "name", None)
+    if not isinstance(path, str):
+        return None
+    try:
+        if file.tell() != 0:
+            return None
+        here = os.fstat(file.fileno())
+        there = os.stat(path)
+    except (OSError, ValueError, AttributeError):
+        return None
+    if not stat.S_ISREG(here.st_mode) or (here.st_dev, here.st_ino) != (
+        there.st_dev,
+        there.st_ino,
+    ):
+        return None
+    return path, here.st_size
+
+
+def find_cut(path: str, size: int, *, scan_bytes: int = SCAN_BYTES) -> int | None:
+    """Where to cut a log in two: the offset of a ``run_started`` line at or after the middle,
+    or ``None``. A guess from the bytes, which the child checks.
+
+    The first run within ``scan_bytes`` that follows a ``run_ended`` line (no call left open
+    by a crash) and does not fail a model call before its first turn (which would take the
+    model of the turn before the cut) is taken; else the first ``run_started``. Either is
+    right; the first saves the child's work from being dropped."""
+    middle = size // 2
+    first = None
+    candidate = None
+    with open(path, "rb") as f:
+        f.seek(middle)
+        f.readline()  # to the start of a line
+        offset = f.tell()
+        before = b""
+        for line in f:
+            found = _TYPE.match(line)
+            kind = found.group(1) if found is not None else b""
+            if candidate is not None:
+                if kind == b"model_error":
+                    candidate = None
+                elif kind in (b"run_started", b"run_ended") or _ASSISTANT.match(line):
+                    return candidate
+            if kind == b"run_started":
+                if first is None:
+                    first = offset
+                if before == b"run_ended":
+                    candidate = offset
+            offset += len(line)
+            before = kind
+            if offset - middle > scan_bytes:
+                break
+    return candidate if candidate is not None else first
+
+
+class _Looked(dict[str, Any]):
+    """The session's open calls, recording each call id looked for and not found."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.missed: set[str] = set()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if key in self:
+            return self[key]
+        self.missed.add(key)
+        return default
+
+    def pop(self, key: str, *default: Any) -> Any:
+        if key not in self:
+            self.missed.add(key)
+        return super().pop(key, *default)
+
+
+class _TailFold(SessionFold):
+    """The fold of the second part: it starts with no session before it, and records what of
+    that session it would have used (see the module docstring)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.looked = _Looked()
+        self._open_calls = self.looked
+        self.turned = False
+        self.needs_model = False
+
+    def _turn(self, run: Any, entry: Entry, payload: Any, index: int) -> None:
+        self.turned = True
+        super()._turn(run, entry, payload, index)
+
+    def _failed(self, run: Any, entry: Entry, payload: ModelErrorEntry) -> None:
+        if not self.turned:  # takes the model of the session's last turn
+            self.needs_model = True
+        super()._failed(run, entry, payload)
+
+
+@dataclass
+class _Tail:
+    """What the child sends back about the part after the cut."""
+
+    size: int = 0  # bytes of spans written to the temporary file, each after a comma
+    # (offset in that file, the run's invoke_agent span with the part's own labels)
+    patches: list[tuple[int, Any]] = field(default_factory=list)
+    said: list[tuple[type[Warning], str, str]] = field(default_factory=list)
+    first_said: int = 0  # said[:first_said] came from reading the first line
+    first_seq: int | None = None
+    missed_calls: set[str] = field(default_factory=set)
+    needs_model: bool = False
+    error: LogError | None = None
+
+
+def _count_lines(path: str, end: int) -> int:
+    count = 0
+    with open(path, "rb", buffering=0) as f:
+        left = end
+        while left:
+            block = f.read(min(left, 1 << 20))
+            if not block:
+                break
+            count += block.count(b"\n")
+            left -= len(block)
+    return count
+
+
+def export_tail(
+    path: str, name: str, cut: int, out: IO[bytes], options: SpanOptions
+) -> _Tail | None:
+    """Export the part of the log from ``cut`` (the child's work): spans into ``out``, each
+    after a comma, but the ``invoke_agent`` ones, which are returned. ``None`` when the line at
+    ``cut`` is not the ``run_started`` entry it should be."""
+    from ._otel import _run_spans, _span_json  # here: _otel imports this module
+
+    tail = _Tail()
+    start_line = _count_lines(path, cut)
+    with open(path, "rb") as f:
+        f.seek(cut)
+        reader = LogReader._part(f, name, cut, start_line, None)
+        fold = _TailFold(name)
+        reader._sink = fold._sink = tail.said
+        entries = iter(reader)
+        try:
+            first = next(entries, None)
+            tail.first_said = len(tail.said)
+            if (
+                first is None
+                or first.line != start_line + 1
+                or first.payload.__class__ is not RunStartedEntry
+            ):
+                return None
+            tail.first_seq = first.seq
+            size = 0
+            write = out.write
+            patches = tail.patches
+            for run in iter_runs(_then(first, entries), fold):
+                for span in _run_spans(run, *options):
+                    if span.attributes[0][1] == "invoke_agent":
+                        patches.append((size, span))
+                    else:
+                        data = b"," + _span_json(span)
+                        write(data)
+                        size += len(data)
+            tail.size = size
+        except LogError as e:
+            tail.error = e
+            tail.first_said = min(tail.first_said, len(tail.said))
+    out.flush()
+    tail.missed_calls = fold.looked.missed
+    tail.needs_model = fold.needs_model
+    return tail
+
+
+def _then(first: Entry, rest: Iterator[Entry]) -> Iterator[Entry]:
+    yield first
+    yield from rest
+
+
+class _Child:
+    """The forked child that exports the part after the cut (``export_tail``) into ``out``.
+    ``result()`` waits for it; leaving the ``with`` block kills it if it still runs."""
+
+    def __init__(
+        self, path: str, name: str, cut: int, out: IO[bytes], options: SpanOptions
+    ) -> None:
+        self._receive, send = os.pipe()
+        self._pid = os.fork()
+        if self._pid == 0:  # the child: never returns
+            data = pickle.dumps(None)
+            try:
+                os.close(self._receive)
+                data = pickle.dumps(export_tail(path, name, cut, out, options))
+            except BaseException:  # whatever it is, the parent reads the part itself
+                pass
+            finally:
+                with contextlib.suppress(BaseException), os.fdopen(send, "wb") as pipe:
+                    pipe.write(data)
+                os._exit(0)
+        os.close(send)
+
+    def result(self) -> _Tail | None:
+        with os.fdopen(self._receive, "rb") as pipe:
+            self._receive = -1
+            received = pipe.read()
+        os.waitpid(self._pid, 0)
+        self._pid = 0
+        try:
+            tail: _Tail | None = pickle.loads(received)
+        except Exception:  # a child cut short: the parent reads the part itself
+            tail = None
+        return tail
+
+    def __enter__(self) -> _Child:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._receive != -1:
+            os.close(self._receive)
+            self._receive = -1
+        if self._pid:
+            with contextlib.suppress(OSError):
+                os.kill(self._pid, signal.SIGKILL)
+            os.waitpid(self._pid, 0)
+            self._pid = 0
+
+
+def export_in_two(
+    reader: LogReader,
+    path: str,
+    cut: int,
+    emit_spans: Callable[[Iterator[Run]], None],
+    emit_joined: Callable[[bytes], None],
+    options: SpanOptions,
+) -> str:
+    """Export the log ``reader`` reads, cut at ``cut``, the part after the cut in a forked
+    child. ``emit_spans(runs)`` writes the spans of runs; ``emit_joined(data)`` writes spans
+    already encoded, each after a comma.
+
+    Returns:
+        how the second part was read: ``child``; else ``here:`` and why the child's work
+        was dropped (``no run at the cut``, ``an open call``, ``the last model``).
+
+    Raises:
+        DamagedLogError, EntryError, OSError: as reading the log in one process would.
+    """
+    from ._otel import _span_json  # here: _otel imports this module
+
+    with tempfile.TemporaryFile() as out:
+        with _Child(path, reader.name, cut, out, options) as child:
+            first = LogReader._part(reader._file, reader.name, 0, 0, cut)
+            fold = SessionFold(reader.name)
+            emit_spans(_fed(first, fold))  # the run open at the cut is not ended yet
+            tail = child.result()
+        if tail is None:
+            why = "no run at the cut"
+        elif tail.missed_calls & fold._open_calls.keys():
+            why = "an open call"
+        elif tail.needs_model and (fold._provider or fold._request_model):
+            why = "the last model"
+        else:
+            why = ""
+        if tail is None or why:
+            rest = LogReader._part(reader._file, reader.name, cut, first._start_line, None)
+            rest._unknown_seen = first._unknown_seen
+            emit_spans(iter_runs(rest, fold))
+            return f"here: {why}"
+        crashed = fold.finish()  # the run_started at the cut ends it, so before its warnings
+        if crashed is not None:
+            emit_spans(iter([crashed]))
+        _say(tail.said[: tail.first_said], first, fold)
+        last = fold._last_seq
+        if tail.first_seq is not None and last is not None and tail.first_seq <= last:
+            fold._out_of_order(tail.first_seq, first._start_line + 1)
+        _say(tail.said[tail.first_said :], first, fold)
+        if tail.error is not None:  # one reader would not have gone past it
+            raise tail.error
+        labels = fold._label_set
+        out.seek(0)
+        at = 0
+        for offset, span in tail.patches:
+            _copy(out, offset - at, emit_joined)
+            at = offset
+            key, own = span.attributes[-1]
+            assert key == "agentloop.session.labels", key
+            attributes = (*span.attributes[:-1], (key, tuple(sorted(labels.union(own)))))
+            emit_joined(b"," + _span_json(replace(span, attributes=attributes)))
+        _copy(out, tail.size - at, emit_joined)
+    return "child"
+
+
+def _fed(entries: Iterable[Entry], fold: SessionFold) -> Iterator[Run]:
+    """``iter_runs`` without the end: the run still open is left open."""
+    for entry in entries:
+        run = fold.feed(entry)
+        if run is not None:
+            yield run
+
+
+def _copy(source: IO[bytes], length: int, emit_joined: Any) -> None:
+    while length > 0:
+        block = source.read(min(length, 1 << 20))
+        if not block:
+            raise OSError("the temporary file of the second part ended early")
+        emit_joined(block)
+        length -= len(block)
+
+
+def _say(said: list[tuple[type[Warning], str, str]], reader: LogReader, fold: SessionFold) -> None:
+    """Give the child's warnings that one reader would have given: each kind once."""
+    for category, key, message in said:
+        if category is UnknownEntryWarning:
+            if key in reader._unknown_seen:
+                continue
+            reader._unknown_seen.add(key)
+        elif category is LogStructureWarning:
+            if key in fold._warned:
+                continue
+            fold._warned.add(key)
+        warnings.warn(category(message), stacklevel=4)
