@@ -2,22 +2,31 @@
 
     python benchmarks/bench_otel.py LOG [LOG ...] [--repeat K]
 
-For each log, K times (default 3), alternating:
+For each log, once untimed and then K times (default 3), alternating:
 
 a. the floor: ``for line in f: orjson.loads(line)`` over the file in binary mode, in a fresh
    ``python -c`` (the interpreter running this script);
 b. ``sessiontools otel LOG --out TMPFILE``, the venv's console script (or ``python -m
-   sessiontools`` when there is none).
+   sessiontools`` when there is none). From 8 MB on it cuts the log in two and exports the
+   second part in a forked child, on a second core;
+c. the same export in one process: ``export_otlp_json(LOG, file.write, workers=1)`` in a
+   fresh ``python -c``.
 
-Each is a subprocess, timed by wall clock, its peak RSS taken from ``os.wait4``
-(``ru_maxrss``, KiB on Linux). The minimum time and the maximum peak RSS of the K runs are
-reported: the machines are shared and noisy, and the minimum is the run least disturbed.
+Each is a subprocess, timed by wall clock, with its CPU time (user + system) and peak RSS
+from ``os.wait4`` (which count the children it waited for; ``ru_maxrss`` is in KiB on Linux).
+The minimum time and the maximum peak RSS of the K runs are reported: the machines are shared
+and noisy, and the minimum is the run least disturbed.
+
+The subprocesses get a bytecode cache in a temporary directory (``PYTHONPYCACHEPREFIX``,
+filled by the untimed run), as an installed package has its bytecode compiled when it is
+installed: this machine sets ``PYTHONDONTWRITEBYTECODE=1``, which would make every run of the
+editable install compile sessiontools' sources again (about 30 ms).
 
 Printed per log: its size and lines; the floor's and otel's times and their ratio (goal: at
-most 2.0); each one's peak RSS; the output's size, next to otel's peak RSS minus the floor's
-(what otel holds beyond reading the file). With two or more logs it then compares each log with
-the smallest: if the extra RSS grows by much more than the output does, memory grows with the
-log (goal: it does not).
+most 2.0); otel's CPU time; the one-process export's time and ratio; each one's peak RSS; the
+output's size, next to otel's peak RSS minus the floor's (what otel holds beyond reading the
+file). With two or more logs it then compares each log with the smallest: if the extra RSS
+grows by much more than the output does, memory grows with the log (goal: it does not).
 """
 
 from __future__ import annotations
@@ -44,15 +53,26 @@ with open(sys.argv[1], "rb") as f:
         orjson.loads(line)
 """
 
+#: The export in one process, to a file.
+ONE_PROCESS = """\
+import sys
+import sessiontools
+
+with open(sys.argv[2], "wb") as out:
+    sessiontools.export_otlp_json(sys.argv[1], out.write, workers=1)
+"""
+
 MIB = 1 << 20
 RATIO_GOAL = 2.0
 
 
 @dataclass(frozen=True, slots=True)
 class Measure:
-    """One subprocess: its wall time in seconds and its peak RSS in KiB."""
+    """One subprocess: its wall time and CPU time (user + system, its children's included) in
+    seconds, and its peak RSS in KiB."""
 
     seconds: float
+    cpu_seconds: float
     max_rss_kib: int
 
 
@@ -65,12 +85,17 @@ class Row:
     lines: int
     floor: Measure
     otel: Measure
+    one_process: Measure
     output: int
     warnings: str
 
     @property
     def ratio(self) -> float:
         return self.otel.seconds / self.floor.seconds
+
+    @property
+    def one_process_ratio(self) -> float:
+        return self.one_process.seconds / self.floor.seconds
 
     @property
     def extra_rss_kib(self) -> int:
@@ -86,8 +111,8 @@ def otel_command() -> list[str]:
     return [sys.executable, "-m", "sessiontools"]
 
 
-def measure(argv: Sequence[str]) -> tuple[Measure, str]:
-    """Run ``argv`` to completion; its time, peak RSS and standard error.
+def measure(argv: Sequence[str], env: dict[str, str]) -> tuple[Measure, str]:
+    """Run ``argv`` to completion; its time, CPU time, peak RSS and standard error.
 
     Raises:
         SystemExit: the command failed.
@@ -95,7 +120,7 @@ def measure(argv: Sequence[str]) -> tuple[Measure, str]:
     with tempfile.TemporaryFile() as err:
         started = time.perf_counter()
         proc = subprocess.Popen(
-            argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err
+            argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, env=env
         )
         _, status, usage = os.wait4(proc.pid, 0)
         seconds = time.perf_counter() - started
@@ -104,7 +129,7 @@ def measure(argv: Sequence[str]) -> tuple[Measure, str]:
         stderr = err.read().decode("utf-8", "replace")
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(argv)}: exit status {proc.returncode}\n{stderr[-2000:]}")
-    return Measure(seconds, usage.ru_maxrss), stderr
+    return Measure(seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss), stderr
 
 
 def count_lines(path: Path) -> int:
@@ -122,23 +147,37 @@ def bench(log: Path, repeat: int, workdir: Path) -> Row:
     size = log.stat().st_size
     lines = count_lines(log)
     out = workdir / "otel.json"
-    floors: list[Measure] = []
-    otels: list[Measure] = []
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(workdir / "pycache")
+    commands = {
+        "floor": [sys.executable, "-c", FLOOR, str(log)],
+        "otel": [*otel_command(), "otel", str(log), "--out", str(out)],
+        "one process": [sys.executable, "-c", ONE_PROCESS, str(log), str(out)],
+    }
+    measures: dict[str, list[Measure]] = {name: [] for name in commands}
     warnings = ""
-    for _ in range(repeat):
-        floors.append(measure([sys.executable, "-c", FLOOR, str(log)])[0])
-        out.unlink(missing_ok=True)
-        m, stderr = measure([*otel_command(), "otel", str(log), "--out", str(out)])
-        otels.append(m)
-        warnings = warnings or stderr.strip()
-    output = out.stat().st_size
+    for round_ in range(repeat + 1):  # the first round fills the bytecode cache, untimed
+        for name, argv in commands.items():
+            out.unlink(missing_ok=True)
+            m, stderr = measure(argv, env)
+            if round_:
+                measures[name].append(m)
+            if name == "otel":
+                warnings = warnings or stderr.strip()
+                output = out.stat().st_size
     out.unlink()
+
+    def best(ms: list[Measure]) -> Measure:
+        fastest = min(ms, key=lambda m: m.seconds)
+        return Measure(fastest.seconds, fastest.cpu_seconds, max(m.max_rss_kib for m in ms))
+
     return Row(
         log,
         size,
         lines,
-        Measure(min(m.seconds for m in floors), max(m.max_rss_kib for m in floors)),
-        Measure(min(m.seconds for m in otels), max(m.max_rss_kib for m in otels)),
+        best(measures["floor"]),
+        best(measures["otel"]),
+        best(measures["one process"]),
         output,
         warnings,
     )
@@ -155,6 +194,13 @@ def report(row: Row) -> None:
     print(f"  floor time       {row.floor.seconds:10.2f} s")
     print(f"  otel time        {row.otel.seconds:10.2f} s")
     print(f"  ratio otel/floor {row.ratio:10.2f}     ({ok})")
+    print(
+        f"  otel CPU time    {row.otel.cpu_seconds:10.2f} s   "
+        f"({row.otel.cpu_seconds / row.otel.seconds:.2f} x its wall time)"
+    )
+    print(
+        f"  one process      {row.one_process.seconds:10.2f} s   ratio {row.one_process_ratio:.2f}"
+    )
     print(f"  floor peak RSS   {_mib(row.floor.max_rss_kib):>10} MiB")
     print(f"  otel peak RSS    {_mib(row.otel.max_rss_kib):>10} MiB")
     print(

@@ -25,6 +25,7 @@ at every run of every testdata log.
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import pickle
 import re
@@ -33,7 +34,7 @@ import stat
 import tempfile
 import warnings
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import IO, Any
 
 from ._entries import Entry, ModelErrorEntry, RunStartedEntry
@@ -93,15 +94,20 @@ def split_path(reader: LogReader) -> tuple[str, int] | None:
     return path, here.st_size
 
 
+#: Where to start looking for the cut, as a fraction of the log: past the middle, because the
+#: child has more to do per byte (it counts the lines before the cut, and its output is copied).
+CUT_AT = 0.53
+
+
 def find_cut(path: str, size: int, *, scan_bytes: int = SCAN_BYTES) -> int | None:
-    """Where to cut a log in two: the offset of a ``run_started`` line at or after the middle,
-    or ``None``. A guess from the bytes, which the child checks.
+    """Where to cut a log in two: the offset of a ``run_started`` line at or after ``CUT_AT``
+    of the log, or ``None``. A guess from the bytes, which the child checks.
 
     The first run within ``scan_bytes`` that follows a ``run_ended`` line (no call left open
     by a crash) and does not fail a model call before its first turn (which would take the
     model of the turn before the cut) is taken; else the first ``run_started``. Either is
     right; the first saves the child's work from being dropped."""
-    middle = size // 2
+    middle = int(size * CUT_AT)
     first = None
     candidate = None
     with open(path, "rb") as f:
@@ -174,8 +180,10 @@ class _Tail:
     """What the child sends back about the part after the cut."""
 
     size: int = 0  # bytes of spans written to the temporary file, each after a comma
-    # (offset in that file, the run's invoke_agent span with the part's own labels)
-    patches: list[tuple[int, Any]] = field(default_factory=list)
+    # Where each run's agentloop.session.labels attribute is in that file: (offset, length,
+    # index in `labels` of the labels given in this part before the run ended).
+    patches: list[tuple[int, int, int]] = field(default_factory=list)
+    labels: list[tuple[str, ...]] = field(default_factory=list)
     said: list[tuple[type[Warning], str, str]] = field(default_factory=list)
     first_said: int = 0  # said[:first_said] came from reading the first line
     first_seq: int | None = None
@@ -203,7 +211,7 @@ def export_tail(
     """Export the part of the log from ``cut`` (the child's work): spans into ``out``, each
     after a comma, but the ``invoke_agent`` ones, which are returned. ``None`` when the line at
     ``cut`` is not the ``run_started`` entry it should be."""
-    from ._otel import _run_spans, _span_json  # here: _otel imports this module
+    from ._otel import _fragment, _run_spans, _span_json  # here: _otel imports this module
 
     tail = _Tail()
     start_line = _count_lines(path, cut)
@@ -226,14 +234,20 @@ def export_tail(
             size = 0
             write = out.write
             patches = tail.patches
+            known: dict[tuple[str, ...], int] = {}
             for run in iter_runs(_then(first, entries), fold):
                 for span in _run_spans(run, *options):
+                    data = b"," + _span_json(span)
                     if span.attributes[0][1] == "invoke_agent":
-                        patches.append((size, span))
-                    else:
-                        data = b"," + _span_json(span)
-                        write(data)
-                        size += len(data)
+                        # the last attribute; a fragment's quotes cannot be in a JSON string
+                        fragment = _fragment(span.attributes[-1])
+                        assert span.attributes[-1][0] == "agentloop.session.labels"
+                        index = known.setdefault(run.labels, len(known))
+                        if index == len(tail.labels):
+                            tail.labels.append(run.labels)
+                        patches.append((size + data.rindex(fragment), len(fragment), index))
+                    write(data)
+                    size += len(data)
             tail.size = size
         except LogError as e:
             tail.error = e
@@ -257,6 +271,9 @@ class _Child:
         self, path: str, name: str, cut: int, out: IO[bytes], options: SpanOptions
     ) -> None:
         self._receive, send = os.pipe()
+        # Objects alive now are left alone by the collector, in both processes: it would touch
+        # them, and each page it touches gets copied (copy on write).
+        gc.freeze()
         self._pid = os.fork()
         if self._pid == 0:  # the child: never returns
             data = pickle.dumps(None)
@@ -287,6 +304,7 @@ class _Child:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        gc.unfreeze()
         if self._receive != -1:
             os.close(self._receive)
             self._receive = -1
@@ -316,7 +334,7 @@ def export_in_two(
     Raises:
         DamagedLogError, EntryError, OSError: as reading the log in one process would.
     """
-    from ._otel import _span_json  # here: _otel imports this module
+    from ._otel import _fragment  # here: _otel imports this module
 
     with tempfile.TemporaryFile() as out:
         with _Child(path, reader.name, cut, out, options) as child:
@@ -347,16 +365,18 @@ def export_in_two(
         _say(tail.said[tail.first_said :], first, fold)
         if tail.error is not None:  # one reader would not have gone past it
             raise tail.error
-        labels = fold._label_set
+        before = fold._label_set
+        labels = [
+            _fragment(("agentloop.session.labels", tuple(sorted(before.union(own)))))
+            for own in tail.labels
+        ]
         out.seek(0)
         at = 0
-        for offset, span in tail.patches:
+        for offset, length, index in tail.patches:
             _copy(out, offset - at, emit_joined)
-            at = offset
-            key, own = span.attributes[-1]
-            assert key == "agentloop.session.labels", key
-            attributes = (*span.attributes[:-1], (key, tuple(sorted(labels.union(own)))))
-            emit_joined(b"," + _span_json(replace(span, attributes=attributes)))
+            out.seek(length, os.SEEK_CUR)
+            emit_joined(labels[index])
+            at = offset + length
         _copy(out, tail.size - at, emit_joined)
     return "child"
 
