@@ -367,7 +367,7 @@ class SessionFold:
         self.warnings: list[str] = []
         self._warned: set[str] = set()
         # where warnings go: `warnings.warn` (None), or a list, as `LogReader._sink`
-        self._sink: list[tuple[type[Warning], str, str]] | None = None
+        self._sink: list[tuple[type[Warning], str, int, str]] | None = None
         self._last_seq: int | None = None
         self._label_set: set[str] = set()
         self.label_sources: dict[str, LabelSource] = {}
@@ -432,7 +432,7 @@ class SessionFold:
             text = f"{self.name}: line {line}: {message}"
             self.warnings.append(text)
             if self._sink is not None:
-                self._sink.append((LogStructureWarning, what, text))
+                self._sink.append((LogStructureWarning, what, line, f": {message}"))
             else:
                 warnings.warn(LogStructureWarning(text), stacklevel=4)
 

@@ -146,9 +146,10 @@ class LogReader:
         self._start_offset = 0
         self._start_line = 0  # lines before the start
         self._stop_offset: int | None = None
-        # Where warnings go: `warnings.warn` (None), or a list of (category, key, message),
-        # the key being what the warning is given once for (`_split` merges such lists).
-        self._sink: list[tuple[type[Warning], str, str]] | None = None
+        # Where warnings go: `warnings.warn` (None), or a list of (category, key, line, rest):
+        # the key is what the warning is given once for, and the message is "{name}: line
+        # {line}{rest}" (`_split` merges such lists, and numbers the lines).
+        self._sink: list[tuple[type[Warning], str, int, str]] | None = None
 
     @classmethod
     def _part(
@@ -180,10 +181,12 @@ class LogReader:
         if self._owned:
             self._file.close()
 
-    def _warn(self, category: type[Warning], key: str, message: str) -> None:
+    def _warn(self, category: type[Warning], key: str, line: int, rest: str) -> None:
+        """Warn ``{name}: line {line}{rest}``; ``key``: what it is given once for."""
+        message = f"{self.name}: line {line}{rest}"
         self.warnings.append(message)
         if self._sink is not None:
-            self._sink.append((category, key, message))
+            self._sink.append((category, key, line, rest))
         else:
             warnings.warn(category(message), stacklevel=4)
 
@@ -217,8 +220,8 @@ class LogReader:
                 self._warn(
                     UnknownEntryWarning,
                     what,
-                    f"{name}: line {current}: unknown {what}, from a newer agentloop? "
-                    "kept, and reported once",
+                    current,
+                    f": unknown {what}, from a newer agentloop? kept, and reported once",
                 )
 
         # orjson takes the line with its "\n" (and any "\r"): they are JSON whitespace. A blank
@@ -271,8 +274,9 @@ class LogReader:
             self._warn(
                 TornTailWarning,
                 "torn tail",
-                f"{name}: line {f_line} (byte {f_offset}): the last line is not complete "
-                "JSON, the tail of a write cut short by a crash; ignored",
+                f_line,
+                f" (byte {f_offset}): the last line is not complete JSON, the tail of a write "
+                "cut short by a crash; ignored",
             )
         if loose is not None:
             self.closing_line = _closing_line(name, *loose)

@@ -95,8 +95,8 @@ def split_path(reader: LogReader) -> tuple[str, int] | None:
 
 
 #: Where to start looking for the cut, as a fraction of the log: past the middle, because the
-#: child has more to do per byte (it counts the lines before the cut, and its output is copied).
-CUT_AT = 0.53
+#: child has more to do per byte (it starts after the fork, and its output is copied).
+CUT_AT = 0.52
 
 
 def find_cut(path: str, size: int, *, scan_bytes: int = SCAN_BYTES) -> int | None:
@@ -184,7 +184,8 @@ class _Tail:
     # index in `labels` of the labels given in this part before the run ended).
     patches: list[tuple[int, int, int]] = field(default_factory=list)
     labels: list[tuple[str, ...]] = field(default_factory=list)
-    said: list[tuple[type[Warning], str, str]] = field(default_factory=list)
+    # the warnings given, as LogReader._sink has them, lines numbered from the cut
+    said: list[tuple[type[Warning], str, int, str]] = field(default_factory=list)
     first_said: int = 0  # said[:first_said] came from reading the first line
     first_seq: int | None = None
     missed_calls: set[str] = field(default_factory=set)
@@ -192,29 +193,18 @@ class _Tail:
     error: LogError | None = None
 
 
-def _count_lines(path: str, end: int) -> int:
-    count = 0
-    with open(path, "rb", buffering=0) as f:
-        left = end
-        while left:
-            block = f.read(min(left, 1 << 20))
-            if not block:
-                break
-            count += block.count(b"\n")
-            left -= len(block)
-    return count
-
-
 def export_tail(
     path: str, name: str, cut: int, out: IO[bytes], options: SpanOptions
 ) -> _Tail | None:
-    """Export the part of the log from ``cut`` (the child's work): spans into ``out``, each
-    after a comma, but the ``invoke_agent`` ones, which are returned. ``None`` when the line at
-    ``cut`` is not the ``run_started`` entry it should be."""
+    """Export the part of the log from ``cut`` (the child's work): its spans into ``out``,
+    each after a comma; the rest in the ``_Tail``. Lines are numbered from the cut (the line
+    at the cut is line 1), in warnings and errors alike: the parent, which counts the lines
+    before the cut as it reads them, numbers them again. ``None`` when the line at ``cut`` is
+    not the ``run_started`` entry it should be."""
     from ._otel import _fragment, _run_spans, _span_json  # here: _otel imports this module
 
     tail = _Tail()
-    start_line = _count_lines(path, cut)
+    start_line = 0
     with open(path, "rb") as f:
         f.seek(cut)
         reader = LogReader._part(f, name, cut, start_line, None)
@@ -272,9 +262,17 @@ class _Child:
     ) -> None:
         self._receive, send = os.pipe()
         # Objects alive now are left alone by the collector, in both processes: it would touch
-        # them, and each page it touches gets copied (copy on write).
+        # them, and each page it touches gets copied (copy on write). Unless a caller froze
+        # them already, they are unfrozen when the child is done.
+        self._unfreeze = gc.get_freeze_count() == 0
         gc.freeze()
-        self._pid = os.fork()
+        try:
+            self._pid = os.fork()
+        except OSError:
+            os.close(self._receive)
+            os.close(send)
+            self._thaw()
+            raise
         if self._pid == 0:  # the child: never returns
             data = pickle.dumps(None)
             try:
@@ -303,8 +301,13 @@ class _Child:
     def __enter__(self) -> _Child:
         return self
 
+    def _thaw(self) -> None:
+        if self._unfreeze:
+            gc.unfreeze()
+            self._unfreeze = False
+
     def __exit__(self, *exc: object) -> None:
-        gc.unfreeze()
+        self._thaw()
         if self._receive != -1:
             os.close(self._receive)
             self._receive = -1
@@ -329,15 +332,26 @@ def export_in_two(
 
     Returns:
         how the second part was read: ``child``; else ``here:`` and why the child's work
-        was dropped (``no run at the cut``, ``an open call``, ``the last model``).
+        was dropped (``no run at the cut``, ``an open call``, ``the last model``) or there was
+        none (``no temporary file``, ``no fork``: the whole log is read here).
 
     Raises:
         DamagedLogError, EntryError, OSError: as reading the log in one process would.
     """
     from ._otel import _fragment  # here: _otel imports this module
 
-    with tempfile.TemporaryFile() as out:
-        with _Child(path, reader.name, cut, out, options) as child:
+    try:
+        out = tempfile.TemporaryFile()  # noqa: SIM115 - closed below
+    except OSError:
+        emit_spans(iter_runs(reader, SessionFold(reader.name)))
+        return "here: no temporary file"
+    with out:
+        try:
+            child = _Child(path, reader.name, cut, out, options)
+        except OSError:
+            emit_spans(iter_runs(reader, SessionFold(reader.name)))
+            return "here: no fork"
+        with child:
             first = LogReader._part(reader._file, reader.name, 0, 0, cut)
             fold = SessionFold(reader.name)
             emit_spans(_fed(first, fold))  # the run open at the cut is not ended yet
@@ -358,13 +372,17 @@ def export_in_two(
         crashed = fold.finish()  # the run_started at the cut ends it, so before its warnings
         if crashed is not None:
             emit_spans(iter([crashed]))
-        _say(tail.said[: tail.first_said], first, fold)
+        lines = first._start_line  # before the cut
+        _say(tail.said[: tail.first_said], first, fold, lines)
         last = fold._last_seq
         if tail.first_seq is not None and last is not None and tail.first_seq <= last:
-            fold._out_of_order(tail.first_seq, first._start_line + 1)
-        _say(tail.said[tail.first_said :], first, fold)
-        if tail.error is not None:  # one reader would not have gone past it
-            raise tail.error
+            fold._out_of_order(tail.first_seq, lines + 1)
+        _say(tail.said[tail.first_said :], first, fold, lines)
+        error = tail.error
+        if error is not None:  # one reader would not have gone past it
+            raise type(error)(
+                error.name, error.line + lines, error.offset, error.problem, error.hint
+            )
         before = fold._label_set
         labels = [
             _fragment(("agentloop.session.labels", tuple(sorted(before.union(own)))))
@@ -398,9 +416,15 @@ def _copy(source: IO[bytes], length: int, emit_joined: Any) -> None:
         length -= len(block)
 
 
-def _say(said: list[tuple[type[Warning], str, str]], reader: LogReader, fold: SessionFold) -> None:
-    """Give the child's warnings that one reader would have given: each kind once."""
-    for category, key, message in said:
+def _say(
+    said: list[tuple[type[Warning], str, int, str]],
+    reader: LogReader,
+    fold: SessionFold,
+    lines: int,
+) -> None:
+    """Give the child's warnings that one reader would have given (each kind once), their
+    lines numbered from the start of the log (``lines`` come before the cut)."""
+    for category, key, line, rest in said:
         if category is UnknownEntryWarning:
             if key in reader._unknown_seen:
                 continue
@@ -409,4 +433,4 @@ def _say(said: list[tuple[type[Warning], str, str]], reader: LogReader, fold: Se
             if key in fold._warned:
                 continue
             fold._warned.add(key)
-        warnings.warn(category(message), stacklevel=4)
+        warnings.warn(category(f"{reader.name}: line {line + lines}{rest}"), stacklevel=4)

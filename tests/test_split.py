@@ -7,6 +7,7 @@ every log can be tried as the cut quickly; the tests marked "forked" fork for re
 
 from __future__ import annotations
 
+import gc
 import io
 import os
 import warnings
@@ -226,8 +227,10 @@ def test_forked_export_of_a_built_log(tmp_path: Path, monkeypatch: pytest.Monkey
     monkeypatch.setattr(
         _split, "export_in_two", lambda *a: ways.append(export_in_two(*a)) or ways[-1]
     )
+    frozen = gc.get_freeze_count()
     assert export(path, workers=2) == export(path, workers=1)
     assert ways == ["child"]
+    assert gc.get_freeze_count() == frozen
 
 
 def test_workers_none_splits_only_a_large_file(
@@ -347,3 +350,31 @@ def test_entry_errors_and_unknown_entries_after_the_cut(tmp_path: Path, cut_at: 
         assert got[1], "warnings expected"
     assert cut_at.ways == ["child", "raised"]
     assert got[2] is not None and got[2][0] is EntryError
+
+
+@pytest.mark.parametrize("broken", ["fork", "temporary file"])
+def test_no_fork_or_no_temporary_file_reads_in_one_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, broken: str
+) -> None:
+    import gc
+
+    path = tmp_path / "built.jsonl"
+    path.write_bytes(built_log(8))
+    expected = otlp_json(path)
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise OSError(11, "Resource temporarily unavailable")
+
+    if broken == "fork":
+        monkeypatch.setattr(_split.os, "fork", refuse)
+    else:
+        monkeypatch.setattr(_split.tempfile, "TemporaryFile", refuse)
+    ways: list[str] = []
+    export_in_two = _split.export_in_two
+    monkeypatch.setattr(
+        _split, "export_in_two", lambda *a: ways.append(export_in_two(*a)) or ways[-1]
+    )
+    frozen = gc.get_freeze_count()
+    assert otlp_json(path, workers=2) == expected
+    assert ways == [f"here: no {broken}"]
+    assert gc.get_freeze_count() == frozen  # what was frozen for the fork is not left frozen
