@@ -607,7 +607,8 @@ def export_otlp_json(
     Args:
         source: a path, or a file opened in binary mode; never changed.
         write: called with each piece of the output, in order (a binary file's ``write``).
-            When the log turns out to be damaged, some pieces have been written already.
+            When the log turns out to be damaged, some pieces have been written already
+            (how many depends on batching and on ``workers``).
         conversation_id: default: the file's name without its extension
             (``default_conversation_id``).
         parent_trace_id, parent_span_id, agent_name: see ``trace_spans``.
@@ -670,7 +671,10 @@ def _cut(reader: LogReader, workers: int | None) -> tuple[str, int] | None:
     path, size = found
     if workers is None and (size < _split.SPLIT_FROM_BYTES or _split.available_cores() < 2):
         return None
-    cut = _split.find_cut(path, size)
+    try:
+        cut = _split.find_cut(path, size)
+    except OSError:  # such as no file descriptor to spare: read in one process
+        return None
     return None if cut is None else (path, cut)
 
 

@@ -78,6 +78,10 @@ class ClosingLine:
 
 _WHITESPACE = b" \t\r\n"  # JSON's
 
+# The last line read, when it may be damage: (line, offset, length, problem) of a line that is
+# not complete JSON, and (line, offset, parsed) of complete JSON that is not an entry.
+_Pending: TypeAlias = tuple[tuple[int, int, int, str] | None, tuple[int, int, Any] | None]
+
 
 def _problem(body: bytes, error: orjson.JSONDecodeError) -> str:
     """What is wrong with a line that is not JSON, in a few words."""
@@ -142,10 +146,13 @@ class LogReader:
         self.warnings: list[str] = []
         self._unknown_seen: set[str] = set()
         self._started = False
-        # A part of the log (see `_part`): where the file's position is, and where to stop.
+        # A part of the log (see `_part`): where the file's position is, where to stop, and
+        # a last line not yet known to be damage (failed, loose: see `_read`), taken over from
+        # the part before or left for the part after.
         self._start_offset = 0
         self._start_line = 0  # lines before the start
         self._stop_offset: int | None = None
+        self._pending: _Pending = (None, None)
         # Where warnings go: `warnings.warn` (None), or a list of (category, key, line, rest):
         # the key is what the warning is given once for, and the message is "{name}: line
         # {line}{rest}" (`_split` merges such lists, and numbers the lines).
@@ -159,15 +166,20 @@ class LogReader:
         start_offset: int,
         start_line: int,
         stop_offset: int | None,
+        pending: _Pending = (None, None),
     ) -> LogReader:
         """A reader of the lines of ``source`` from its position, ``start_offset`` (the start
-        of line ``start_line + 1``), to ``stop_offset`` (the start of a line that is not
-        blank) or the end. A part that stops before the end reads as the middle of the log:
-        a last line that is not complete JSON is damage there, not a torn tail."""
+        of line ``start_line + 1``), to ``stop_offset`` (the start of a line) or the end.
+
+        ``pending`` is the ``_pending`` of the part before. A part that stops before the end
+        leaves in ``_pending`` its last line when it is not complete JSON or not an entry: the
+        lines after say whether that is damage (a line that is not blank follows) or a torn
+        tail or closing line; ``_start_line`` is then the number of lines before the stop."""
         reader = cls(source, name=name)
         reader._start_offset = start_offset
         reader._start_line = start_line
         reader._stop_offset = stop_offset
+        reader._pending = pending
         return reader
 
     def __enter__(self) -> LogReader:
@@ -209,8 +221,11 @@ class LogReader:
         line_no = self._start_line
         offset = self._start_offset
         stop = self._stop_offset
-        failed: tuple[int, int, int, str] | None = None  # a line that is not complete JSON
-        loose: tuple[int, int, Any] | None = None  # complete JSON that is not an entry
+        failed: tuple[int, int, int, str] | None  # a line that is not complete JSON
+        loose: tuple[int, int, Any] | None  # complete JSON that is not an entry
+        failed, loose = self._pending
+        if offset == stop:
+            return
         current = 0
         exact = self.exact
 
@@ -266,7 +281,7 @@ class LogReader:
                 break
         if stop is not None and offset == stop:  # a part that ends before a line
             self._start_line = line_no  # where the next part starts
-            _not_last(name, failed, loose)
+            self._pending = (failed, loose)
             return
         if failed is not None:
             f_line, f_offset, f_length, _ = failed

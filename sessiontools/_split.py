@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import io
 import os
 import pickle
 import re
@@ -40,7 +41,7 @@ from typing import IO, Any
 from ._entries import Entry, ModelErrorEntry, RunStartedEntry
 from ._errors import LogError, LogStructureWarning, UnknownEntryWarning
 from ._model import Run, SessionFold, iter_runs
-from ._reader import LogReader
+from ._reader import LogReader, _not_last
 
 __all__ = ["SPLIT_FROM_BYTES", "available_cores", "export_in_two", "find_cut", "split_path"]
 
@@ -76,6 +77,8 @@ def split_path(reader: LogReader) -> tuple[str, int] | None:
     if not hasattr(os, "fork"):
         return None
     file = reader._file
+    if type(file) not in (io.BufferedReader, io.BufferedRandom, io.FileIO):
+        return None  # not the file's bytes as they are (a GzipFile has a name and a fileno too)
     path = getattr(file, "name", None)
     if not isinstance(path, str):
         return None
@@ -253,6 +256,15 @@ def _then(first: Entry, rest: Iterator[Entry]) -> Iterator[Entry]:
     yield from rest
 
 
+def _default_signals() -> None:
+    """Give every signal with a Python handler (the caller's, or KeyboardInterrupt's) its
+    default action back."""
+    for number in signal.valid_signals():
+        with contextlib.suppress(OSError, ValueError):
+            if callable(signal.getsignal(number)):
+                signal.signal(number, signal.SIG_DFL)
+
+
 class _Child:
     """The forked child that exports the part after the cut (``export_tail``) into ``out``.
     ``result()`` waits for it; leaving the ``with`` block kills it if it still runs."""
@@ -266,9 +278,14 @@ class _Child:
         # them already, they are unfrozen when the child is done.
         self._unfreeze = gc.get_freeze_count() == 0
         gc.freeze()
+        # Signals (Ctrl-C) wait until each process knows its part: the child must never run
+        # the caller's code, such as a signal handler or what follows a KeyboardInterrupt, and
+        # this process must not lose track of the child.
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
         try:
             self._pid = os.fork()
         except OSError:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
             os.close(self._receive)
             os.close(send)
             self._thaw()
@@ -276,6 +293,8 @@ class _Child:
         if self._pid == 0:  # the child: never returns
             data = pickle.dumps(None)
             try:
+                _default_signals()  # Ctrl-C ends the child at once, running no Python code
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
                 os.close(self._receive)
                 data = pickle.dumps(export_tail(path, name, cut, out, options))
             except BaseException:  # whatever it is, the parent reads the part itself
@@ -284,19 +303,29 @@ class _Child:
                 with contextlib.suppress(BaseException), os.fdopen(send, "wb") as pipe:
                     pipe.write(data)
                 os._exit(0)
-        os.close(send)
+        try:
+            os.close(send)
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # a Ctrl-C waiting comes now
+        except BaseException:
+            self.__exit__()
+            raise
 
     def result(self) -> _Tail | None:
         with os.fdopen(self._receive, "rb") as pipe:
             self._receive = -1
             received = pipe.read()
-        os.waitpid(self._pid, 0)
-        self._pid = 0
+        self._reap()
         try:
             tail: _Tail | None = pickle.loads(received)
         except Exception:  # a child cut short: the parent reads the part itself
             tail = None
         return tail
+
+    def _reap(self) -> None:
+        pid, self._pid = self._pid, 0
+        # The caller may ignore SIGCHLD, or reap children itself: then there is none to wait for.
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
 
     def __enter__(self) -> _Child:
         return self
@@ -314,8 +343,7 @@ class _Child:
         if self._pid:
             with contextlib.suppress(OSError):
                 os.kill(self._pid, signal.SIGKILL)
-            os.waitpid(self._pid, 0)
-            self._pid = 0
+            self._reap()
 
 
 def export_in_two(
@@ -365,10 +393,13 @@ def export_in_two(
         else:
             why = ""
         if tail is None or why:
-            rest = LogReader._part(reader._file, reader.name, cut, first._start_line, None)
+            rest = LogReader._part(
+                reader._file, reader.name, cut, first._start_line, None, first._pending
+            )
             rest._unknown_seen = first._unknown_seen
             emit_spans(iter_runs(rest, fold))
             return f"here: {why}"
+        _not_last(reader.name, *first._pending)  # the line at the cut is an entry
         crashed = fold.finish()  # the run_started at the cut ends it, so before its warnings
         if crashed is not None:
             emit_spans(iter([crashed]))
@@ -396,6 +427,7 @@ def export_in_two(
             emit_joined(labels[index])
             at = offset + length
         _copy(out, tail.size - at, emit_joined)
+    reader._file.seek(0, os.SEEK_END)  # read to the end, as one process leaves it
     return "child"
 
 

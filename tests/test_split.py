@@ -1,8 +1,8 @@
 """One export in two processes (``sessiontools._split``): the same bytes, warnings and errors as
 one process, at every cut.
 
-Most tests run the child's work in this process (``InProcessChild``), so that every line of
-every log can be tried as the cut quickly; the tests marked "forked" fork for real.
+Most tests run the child's work in this process (``InProcessChild`` in tests/splitting.py), so
+that every line of every log can be tried as the cut quickly; the tests named "forked" fork.
 """
 
 from __future__ import annotations
@@ -10,9 +10,7 @@ from __future__ import annotations
 import gc
 import io
 import os
-import warnings
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,88 +20,15 @@ from click.testing import CliRunner
 from sessiontools import (
     DamagedLogError,
     EntryError,
-    LogError,
     SessionBuilder,
     Usage,
     _split,
-    export_otlp_json,
     otlp_json,
 )
 from sessiontools._cli import cli
 from tests import logs
 from tests.helpers import SESSIONS, assistant, line, outcome, result, user
-
-Outcome = tuple[bytes, list[tuple[type[Warning], str]], tuple[type[BaseException], str] | None]
-
-
-class InProcessChild:
-    """``_split._Child`` without the fork: the child's work runs when its result is asked for,
-    after the first part, as the forked child's result is taken."""
-
-    def __init__(self, path: str, name: str, cut: int, out: Any, options: Any) -> None:
-        self.args = (path, name, cut, out, options)
-
-    def result(self) -> Any:
-        return _split.export_tail(*self.args)
-
-    def __enter__(self) -> InProcessChild:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        pass
-
-
-def export(path: Path, **kwargs: Any) -> Outcome:
-    """What exporting ``path`` gives: the bytes, the warnings, and the error if any."""
-    out = bytearray()
-    error = None
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            export_otlp_json(path, out.extend, **kwargs)
-        except LogError as e:
-            error = (type(e), str(e))
-    said = [(w.category, str(w.message)) for w in caught]
-    return bytes(out) if error is None else b"", said, error
-
-
-def line_starts(data: bytes) -> list[int]:
-    """The offset of every line but the first."""
-    starts = []
-    at = data.find(b"\n")
-    while at != -1 and at + 1 < len(data):
-        starts.append(at + 1)
-        at = data.find(b"\n", at + 1)
-    return starts
-
-
-@pytest.fixture
-def cut_at(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    """Export in two, in process, cut where the test says; collect how each part was read."""
-    ways: list[str] = []
-    where: dict[str, int] = {}
-    monkeypatch.setattr(_split, "_Child", InProcessChild)
-    monkeypatch.setattr(_split, "find_cut", lambda path, size: where["cut"])
-    export_in_two = _split.export_in_two
-
-    def recording(*args: Any) -> str:
-        try:
-            way = export_in_two(*args)
-        except LogError:
-            way = "raised"
-            raise
-        finally:
-            ways.append(way)
-        return way
-
-    monkeypatch.setattr(_split, "export_in_two", recording)
-
-    def run(path: Path, cut: int, **kwargs: Any) -> Outcome:
-        where["cut"] = cut
-        return export(path, workers=2, **kwargs)
-
-    run.ways = ways  # type: ignore[attr-defined]
-    yield run
+from tests.splitting import export, line_starts
 
 
 def sample_logs(tmp_path: Path) -> list[Path]:
