@@ -83,3 +83,18 @@ def line_starts(data: bytes) -> list[int]:
         starts.append(at + 1)
         at = data.find(b"\n", at + 1)
     return starts
+
+
+@pytest.fixture
+def split_ways(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """How each export in two (forked) read its second part: what ``export_in_two`` said."""
+    ways: list[str] = []
+    export_in_two = _split.export_in_two
+
+    def recording(*args: Any) -> str:
+        way = export_in_two(*args)
+        ways.append(way)
+        return way
+
+    monkeypatch.setattr(_split, "export_in_two", recording)
+    return ways

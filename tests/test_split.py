@@ -144,14 +144,10 @@ def test_forked_export_equals_one_process_on_every_testdata_log() -> None:
         assert export(path, workers=2) == export(path, workers=1), path.name
 
 
-def test_forked_export_of_a_built_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_forked_export_of_a_built_log(tmp_path: Path, split_ways: list[str]) -> None:
     path = tmp_path / "built.jsonl"
     path.write_bytes(built_log(40))
-    ways: list[str] = []
-    export_in_two = _split.export_in_two
-    monkeypatch.setattr(
-        _split, "export_in_two", lambda *a: ways.append(export_in_two(*a)) or ways[-1]
-    )
+    ways = split_ways
     frozen = gc.get_freeze_count()
     assert export(path, workers=2) == export(path, workers=1)
     assert ways == ["child"]
@@ -159,27 +155,20 @@ def test_forked_export_of_a_built_log(tmp_path: Path, monkeypatch: pytest.Monkey
 
 
 def test_workers_none_splits_only_a_large_file(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, split_ways: list[str]
 ) -> None:
     path = tmp_path / "built.jsonl"
     path.write_bytes(built_log(20))
-    calls: list[int] = []
-    export_in_two = _split.export_in_two
-
-    def counting(*args: Any) -> str:
-        calls.append(1)
-        return export_in_two(*args)
-
-    monkeypatch.setattr(_split, "export_in_two", counting)
+    calls = split_ways
     monkeypatch.setattr(_split, "available_cores", lambda: 2)
     assert otlp_json(path, workers=None) == otlp_json(path)
     assert calls == []  # under SPLIT_FROM_BYTES
     monkeypatch.setattr(_split, "SPLIT_FROM_BYTES", path.stat().st_size)
     assert otlp_json(path, workers=None) == otlp_json(path)
-    assert calls == [1]
+    assert calls == ["child"]
     monkeypatch.setattr(_split, "available_cores", lambda: 1)
     otlp_json(path, workers=None)
-    assert calls == [1]  # one core: no split
+    assert calls == ["child"]  # one core: no split
 
 
 def test_what_cannot_be_split_is_read_in_one_process(
@@ -242,14 +231,12 @@ def test_workers_must_be_one_two_or_none() -> None:
             otlp_json(path, workers=bad)
 
 
-def test_the_command_splits_a_large_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_command_splits_a_large_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, split_ways: list[str]
+) -> None:
     path = tmp_path / "built.jsonl"
     path.write_bytes(built_log(30))
-    ways: list[str] = []
-    export_in_two = _split.export_in_two
-    monkeypatch.setattr(
-        _split, "export_in_two", lambda *a: ways.append(export_in_two(*a)) or ways[-1]
-    )
+    ways = split_ways
     monkeypatch.setattr(_split, "SPLIT_FROM_BYTES", 0)
     monkeypatch.setattr(_split, "available_cores", lambda: 2)
     out = tmp_path / "out.json"
@@ -279,7 +266,7 @@ def test_entry_errors_and_unknown_entries_after_the_cut(tmp_path: Path, cut_at: 
 
 @pytest.mark.parametrize("broken", ["fork", "temporary file"])
 def test_no_fork_or_no_temporary_file_reads_in_one_process(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, broken: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, broken: str, split_ways: list[str]
 ) -> None:
     import gc
 
@@ -294,11 +281,7 @@ def test_no_fork_or_no_temporary_file_reads_in_one_process(
         monkeypatch.setattr(_split.os, "fork", refuse)
     else:
         monkeypatch.setattr(_split.tempfile, "TemporaryFile", refuse)
-    ways: list[str] = []
-    export_in_two = _split.export_in_two
-    monkeypatch.setattr(
-        _split, "export_in_two", lambda *a: ways.append(export_in_two(*a)) or ways[-1]
-    )
+    ways = split_ways
     frozen = gc.get_freeze_count()
     assert otlp_json(path, workers=2) == expected
     assert ways == [f"here: no {broken}"]

@@ -514,7 +514,7 @@ def test_warnings_as_errors_in_the_forked_path(tmp_path: Path) -> None:
 
 
 def test_a_child_killed_by_a_signal_falls_back(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, split_ways: list[str]
 ) -> None:
     path = tmp_path / "built.jsonl"
     path.write_bytes(built_log(20))
@@ -526,9 +526,7 @@ def test_a_child_killed_by_a_signal_falls_back(
         return export_tail(*args)
 
     monkeypatch.setattr(_split, "export_tail", killed)
-    ways: list[str] = []
-    real = _split.export_in_two
-    monkeypatch.setattr(_split, "export_in_two", lambda *a: ways.append(real(*a)) or ways[-1])
+    ways = split_ways
     assert export(path, workers=2) == expected
     assert ways == ["here: no run at the cut"]
     assert no_child_left()
