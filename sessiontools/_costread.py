@@ -24,6 +24,7 @@ from ._errors import LogError, SessionToolsWarning
 from ._model import Run, Session, SessionFold, iter_runs
 from ._otel import default_conversation_id
 from ._reader import ClosingLine, LogReader
+from ._split import available_cores
 from ._usage import UsageConventionError, check_counts
 
 __all__ = ["COLUMNS", "MAX_WORKERS", "PARALLEL_FROM", "LogReads", "Logs", "find_logs"]
@@ -362,13 +363,6 @@ def _read_log(name: str) -> _LogRead:
     return _LogRead(name, rows, said, error)
 
 
-def _available_cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
 class LogReads:
     """Logs being read, in order; the reading starts at once.
 
@@ -385,7 +379,7 @@ class LogReads:
         self.items = list(items)
         paths = [os.fspath(item) for item in self.items if not isinstance(item, Session)]
         if workers is None:
-            workers = min(_available_cores(), MAX_WORKERS) if len(paths) >= PARALLEL_FROM else 1
+            workers = min(available_cores(), MAX_WORKERS) if len(paths) >= PARALLEL_FROM else 1
         if workers < 1:
             raise ValueError(f"workers must be at least 1, not {workers}")
         self.workers = workers if len(paths) > 1 else 1
