@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import stat
 import sys
 import tempfile
@@ -28,6 +29,8 @@ __all__ = ["cli", "main", "run"]
 EXIT_OK = 0
 EXIT_DAMAGED = 1
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
+EXIT_TERMINATED = 143  # 128 + SIGTERM
 
 
 class _Failure(Exception):
@@ -44,8 +47,23 @@ _NO_ARGS_IS_HELP: type[click.UsageError] = getattr(
 )
 
 
+class _Interrupted(click.ClickException):
+    """Ctrl-C while a command runs (click would print an empty line, then abort)."""
+
+    exit_code = EXIT_INTERRUPTED
+
+    def __init__(self) -> None:
+        super().__init__("interrupted")
+
+
 class _Group(click.Group):
     """A group whose every error, usage errors included, is one line on stderr."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise _Interrupted() from None
 
     def main(  # type: ignore[override]
         self,
@@ -69,12 +87,15 @@ class _Group(click.Group):
             message = _one_line(e.format_message()).rstrip(".")
             _say(f"{where}: error: {message} (see '{where} --help')")
             code = EXIT_USAGE
+        except _Interrupted as e:
+            _say("sessiontools: interrupted")
+            code = e.exit_code
         except click.ClickException as e:
             _say(f"sessiontools: error: {_one_line(e.format_message())}")
             code = e.exit_code
-        except click.Abort:
-            _say("sessiontools: aborted")
-            code = EXIT_DAMAGED
+        except click.Abort:  # Ctrl-C before the command ran
+            _say("sessiontools: interrupted")
+            code = EXIT_INTERRUPTED
         if standalone_mode:
             sys.exit(code)
         return code
@@ -427,6 +448,14 @@ def main(args: Sequence[str] | None = None) -> int:
     return cli.main(args, prog_name="sessiontools", standalone_mode=False)
 
 
+def _terminated(signum: int, frame: object) -> NoReturn:
+    _say("sessiontools: terminated")
+    raise SystemExit(EXIT_TERMINATED)
+
+
 def run() -> NoReturn:
-    """The console script: ``sys.exit(main())``."""
+    """The console script: ``sys.exit(main())``. SIGTERM (``kill``, ``timeout``, a service
+    manager stopping it) ends the command as Ctrl-C does: what it started is cleaned up (a
+    temporary output file, a second process), and it exits with 143."""
+    signal.signal(signal.SIGTERM, _terminated)
     sys.exit(main())

@@ -334,3 +334,17 @@ def test_closed_standard_streams_are_one_line_errors(
     assert run.returncode == code
     lines = run.stderr.decode().splitlines()
     assert len(lines) == 1 and fragment in lines[0], run.stderr
+
+
+def test_ctrl_c_is_one_line_status_130_and_leaves_nothing(
+    session: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("sessiontools._cli.export_otlp_json", interrupted)
+    out = tmp_path / "out.json"
+    result = invoke("otel", str(session), "--out", str(out))
+    assert result.exit_code == 130
+    assert one_error_line(result) == "sessiontools: interrupted"
+    assert sorted(os.listdir(tmp_path)) == [session.name]  # no output, no temporary file

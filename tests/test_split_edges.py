@@ -740,3 +740,63 @@ def test_random_logs_forked_at_each_run(tmp_path: Path, monkeypatch: pytest.Monk
             assert export(path, workers=2) == expected, (i, cut)
     assert no_child_left()
     assert gc.get_freeze_count() == 0
+
+
+SIGNAL_SCRIPT = """
+    import os, sys, time
+    from sessiontools import _split
+    from sessiontools._cli import run
+    _split.SPLIT_FROM_BYTES = 0
+    _split.available_cores = lambda: 2
+    export_tail = _split.export_tail
+    pid_file = sys.argv[3]
+    def slow(*args):  # the child: says who it is, then takes its time
+        with open(pid_file, "w") as f:
+            f.write(str(os.getpid()))
+        time.sleep(60)
+        return export_tail(*args)
+    _split.export_tail = slow
+    sys.argv = ["sessiontools", "otel", sys.argv[1], "--out", sys.argv[2]]
+    run()
+"""
+
+
+@pytest.mark.parametrize(
+    ("signum", "status", "said"),
+    [(15, 143, "sessiontools: terminated"), (2, 130, "sessiontools: interrupted")],
+)
+def test_the_command_stopped_by_a_signal_leaves_nothing(
+    tmp_path: Path, signum: int, status: int, said: str
+) -> None:
+    """SIGTERM (kill, timeout, a service manager) and Ctrl-C while the child works: the
+    command says so in one line, exits 128 + the signal, and leaves no temporary file and no
+    process behind."""
+    import time
+
+    log = tmp_path / "logs" / "built.jsonl"
+    log.parent.mkdir()
+    log.write_bytes(built_log(30))
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    child_pid = tmp_path / "child.pid"
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    proc = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(SIGNAL_SCRIPT), str(log), str(out_dir / "x.json"),
+         str(child_pid)],
+        stderr=subprocess.PIPE,
+        env=env,
+    )  # fmt: skip
+    deadline = time.monotonic() + 30
+    while not (child_pid.exists() and child_pid.read_text()):
+        assert time.monotonic() < deadline, "the child never started"
+        assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+        time.sleep(0.02)
+    pid = int(child_pid.read_text())
+    time.sleep(0.2)  # the parent is waiting for the child by now
+    proc.send_signal(signum)
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == status, stderr
+    assert stderr.decode().splitlines() == [said]
+    assert os.listdir(out_dir) == []
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)  # killed and reaped by the command
