@@ -24,7 +24,7 @@ from ._errors import LogError, SessionToolsWarning
 from ._model import Run, Session, SessionFold, iter_runs
 from ._otel import default_conversation_id
 from ._reader import ClosingLine, LogReader
-from ._split import available_cores
+from ._split import available_cores, default_signals
 from ._usage import UsageConventionError, check_counts
 
 __all__ = ["COLUMNS", "MAX_WORKERS", "PARALLEL_FROM", "LogReads", "Logs", "find_logs"]
@@ -391,8 +391,10 @@ class LogReads:
             # and a script without a `__main__` guard is not run again (as spawn would).
             methods = multiprocessing.get_all_start_methods()
             context = multiprocessing.get_context("fork" if "fork" in methods else None)
+            # The workers run no signal handler of this process (such as the command's, which
+            # reports SIGTERM): Ctrl-C or SIGTERM ends them at once, and this process stops.
             self._pool = concurrent.futures.ProcessPoolExecutor(
-                max_workers=self.workers, mp_context=context
+                max_workers=self.workers, mp_context=context, initializer=default_signals
             )
             chunk = max(1, min(16, len(paths) // (self.workers * 4)))
             self._reads = self._pool.map(_read_log, paths, chunksize=chunk)
@@ -401,14 +403,21 @@ class LogReads:
         for item in self.items:
             yield item if isinstance(item, Session) else next(self._reads)
 
-    def close(self) -> None:
-        """Stop the pool, if any; reads not yet taken are dropped."""
+    def close(self, *, abandon: bool = False) -> None:
+        """Stop the pool, if any; reads not yet taken are dropped. ``abandon``: kill the
+        workers first, rather than wait for the logs they are reading (the reads are given up:
+        an error, Ctrl-C, SIGTERM)."""
         if self._pool is not None:
+            if abandon:
+                # no public way before Python 3.14 (terminate_workers); the workers hold
+                # nothing that needs cleaning up
+                for process in list(getattr(self._pool, "_processes", {}).values()):
+                    process.kill()
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
 
     def __enter__(self) -> LogReads:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
+        self.close(abandon=exc_type is not None)

@@ -47,7 +47,14 @@ from ._errors import LogError, LogStructureWarning, UnknownEntryWarning
 from ._model import Run, SessionFold, iter_runs
 from ._reader import LogReader, _not_last
 
-__all__ = ["SPLIT_FROM_BYTES", "available_cores", "export_in_two", "find_cut", "split_path"]
+__all__ = [
+    "SPLIT_FROM_BYTES",
+    "available_cores",
+    "default_signals",
+    "export_in_two",
+    "find_cut",
+    "split_path",
+]
 
 #: ``workers=None`` splits a log of at least this many bytes (10^6 bytes take about 10 ms to
 #: export; forking and merging cost a few).
@@ -260,7 +267,7 @@ def _then(first: Entry, rest: Iterator[Entry]) -> Iterator[Entry]:
     yield from rest
 
 
-def _default_signals() -> None:
+def default_signals() -> None:
     """Give every signal with a Python handler (the caller's, or KeyboardInterrupt's) its
     default action back."""
     for number in signal.valid_signals():
@@ -297,7 +304,7 @@ class _Child:
         if self._pid == 0:  # the child: never returns
             data = pickle.dumps(None)
             try:
-                _default_signals()  # Ctrl-C ends the child at once, running no Python code
+                default_signals()  # Ctrl-C ends the child at once, running no Python code
                 signal.pthread_sigmask(signal.SIG_SETMASK, mask)
                 os.close(self._receive)
                 data = pickle.dumps(export_tail(path, name, cut, out, options))

@@ -987,3 +987,71 @@ def test_markdown_escapes_a_pipe_in_a_cell(tmp_path: Path) -> None:
     lines = text.rstrip("\n").splitlines()
     columns = [ln.replace("\\|", "").count("|") for ln in lines]
     assert len(set(columns)) == 1, text
+
+
+POOL_SIGNAL_SCRIPT = """
+    import os, sys, time
+    from sessiontools import _costread
+    from sessiontools._cli import run
+    pids = sys.argv[3]
+    def slow(name):  # a worker: says who it is, then takes its time
+        with open(os.path.join(pids, str(os.getpid())), "w"):
+            pass
+        time.sleep(60)
+    _costread._read_log = slow
+    sys.argv = ["sessiontools", "cost", sys.argv[1], "--format", "json", "--out", sys.argv[2]]
+    run()
+"""
+
+
+@pytest.mark.parametrize(
+    ("signum", "group", "status", "said"),
+    [
+        (15, False, 143, "sessiontools: terminated"),  # kill, timeout, a service manager
+        (2, True, 130, "sessiontools: interrupted"),  # Ctrl-C: the whole process group
+    ],
+)
+def test_cost_stopped_by_a_signal_stops_its_workers(
+    tmp_path: Path, signum: int, group: bool, status: int, said: str
+) -> None:
+    """While the pool reads: one line, 128 + the signal, no worker left, no output."""
+    import signal
+    import subprocess
+    import sys
+    import textwrap
+    import time
+
+    from tests.helpers import REPO
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for i in range(40):  # from PARALLEL_FROM (32) logs on, the command reads in a pool
+        (logs / f"s{i:02d}.jsonl").write_bytes((SESSIONS / "01_one_run_tool.jsonl").read_bytes())
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    proc = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(POOL_SIGNAL_SCRIPT), str(logs),
+         str(out_dir / "cost.json"), str(pids)],
+        stderr=subprocess.PIPE,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+        start_new_session=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 30
+    while len(os.listdir(pids)) < 2:
+        assert time.monotonic() < deadline, "the workers never started"
+        assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+        time.sleep(0.02)
+    if group:
+        os.killpg(proc.pid, signum)
+    else:
+        proc.send_signal(signum)
+    try:
+        _, stderr = proc.communicate(timeout=30)
+    finally:
+        with pytest.raises(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)  # nothing of the command is left
+    assert proc.returncode == status, stderr
+    assert stderr.decode().splitlines() == [said]
+    assert os.listdir(out_dir) == []
