@@ -1,5 +1,5 @@
 """``python -m sessiontools``: the same as the ``sessiontools`` command."""
 
-from ._cli import run
+from ._main import run
 
 run()

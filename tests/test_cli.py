@@ -348,3 +348,30 @@ def test_ctrl_c_is_one_line_status_130_and_leaves_nothing(
     assert result.exit_code == 130
     assert one_error_line(result) == "sessiontools: interrupted"
     assert sorted(os.listdir(tmp_path)) == [session.name]  # no output, no temporary file
+
+
+def test_ctrl_c_while_the_command_is_imported_is_one_line_too(session: Path) -> None:
+    import subprocess
+    import sys
+
+    from tests.helpers import REPO
+
+    # Ctrl-C 1 ms after the import of the command starts (it takes tens of ms): SIGALRM is
+    # made to raise KeyboardInterrupt, as SIGINT does.
+    script = (
+        "import signal, sys\n"
+        "import sessiontools._main as m\n"
+        "signal.signal(signal.SIGALRM, signal.default_int_handler)\n"
+        "signal.setitimer(signal.ITIMER_REAL, 0.001)\n"
+        "sys.argv = ['sessiontools', 'otel', sys.argv[1]]\n"
+        "m.run()\n"
+    )
+    got = subprocess.run(
+        [sys.executable, "-c", script, str(session)],
+        capture_output=True,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+        timeout=60,
+    )
+    assert got.returncode == 130, got.stderr
+    assert got.stderr.decode().splitlines() == ["sessiontools: interrupted"]
+    assert got.stdout == b""
