@@ -17,10 +17,11 @@ agentloop's own.
 from __future__ import annotations
 
 import hashlib
+import os
 from binascii import hexlify
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import TypeAlias
+from typing import IO, TypeAlias
 
 import orjson
 
@@ -639,43 +640,85 @@ def export_otlp_json(
     with LogReader(source, name=name) as reader:
         if conversation_id is None:
             conversation_id = default_conversation_id(reader.name)
-        options = (conversation_id, parent_trace_id, parent_span_id, agent_name)
-        envelope = _Envelope(write, service_name)
-
-        def emit_spans(runs: Iterable[Run]) -> None:
-            envelope.spans(
-                trace_spans(
-                    runs,
-                    conversation_id=options[0],
-                    parent_trace_id=parent_trace_id,
-                    parent_span_id=parent_span_id,
-                    agent_name=agent_name,
-                )
-            )
-
-        cut = _cut(reader, workers)
+        spans = _Spans(
+            _Envelope(write, service_name),
+            conversation_id,
+            parent_trace_id,
+            parent_span_id,
+            agent_name,
+        )
+        cut = _split.plan_cut(reader, workers)
         if cut is None:
-            emit_spans(iter_runs(reader, SessionFold(reader.name)))
+            spans.first(iter_runs(reader, SessionFold(reader.name)))
         else:
-            _split.export_in_two(reader, cut[0], cut[1], emit_spans, envelope.joined, options)
-        envelope.close()
+            _split.read_in_two(reader, cut[0], cut[1], spans)
+        spans.envelope.close()
 
 
-def _cut(reader: LogReader, workers: int | None) -> tuple[str, int] | None:
-    """Where to cut the log in two (path, offset), if ``workers`` asks for it and it can be."""
-    if workers == 1:
-        return None
-    found = _split.split_path(reader)
-    if found is None:
-        return None
-    path, size = found
-    if workers is None and (size < _split.SPLIT_FROM_BYTES or _split.available_cores() < 2):
-        return None
-    try:
-        cut = _split.find_cut(path, size)
-    except OSError:  # such as no file descriptor to spare: read in one process
-        return None
-    return None if cut is None else (path, cut)
+class _Spans:
+    """The spans of runs, written as they come: a ``_split.Job`` for a log read in two. The
+    child writes its spans to a file, each after a comma, and sends where each run's
+    ``agentloop.session.labels`` attribute is, with the labels its part gave; this process
+    copies them, writing that attribute again with the labels of the whole session."""
+
+    def __init__(
+        self,
+        envelope: _Envelope,
+        conversation_id: str,
+        parent_trace_id: bytes | None,
+        parent_span_id: bytes | None,
+        agent_name: str | None,
+    ) -> None:
+        self.envelope = envelope
+        self.options = (conversation_id, parent_trace_id, parent_span_id, agent_name)
+
+    def first(self, runs: Iterator[Run]) -> None:
+        options = self.options
+        self.envelope.spans(span for run in runs for span in _run_spans(run, *options))
+
+    def tail(
+        self, runs: Iterator[Run], out: IO[bytes]
+    ) -> tuple[int, list[tuple[int, int, int]], list[tuple[str, ...]]]:
+        """Returns: the bytes written; where each run's labels attribute is in them (offset,
+        length, index in the third); the labels each run's part of the session held."""
+        size = 0
+        write = out.write
+        patches: list[tuple[int, int, int]] = []
+        labels: dict[tuple[str, ...], int] = {}
+        for run in runs:
+            for span in _run_spans(run, *self.options):
+                data = b"," + _span_json(span)
+                if span.attributes[0][1] == "invoke_agent":
+                    # the last attribute; a fragment's quotes cannot be in a JSON string
+                    key, _ = span.attributes[-1]
+                    assert key == "agentloop.session.labels", key
+                    fragment = _fragment(span.attributes[-1])
+                    index = labels.setdefault(run.labels, len(labels))
+                    patches.append((size + data.rindex(fragment), len(fragment), index))
+                write(data)
+                size += len(data)
+        return size, patches, list(labels)
+
+    def merge(
+        self,
+        result: tuple[int, list[tuple[int, int, int]], list[tuple[str, ...]]],
+        out: IO[bytes],
+        labels: set[str],
+        runs: int,
+    ) -> None:
+        size, patches, own_labels = result
+        fragments = [
+            _fragment(("agentloop.session.labels", tuple(sorted(labels.union(own)))))
+            for own in own_labels
+        ]
+        joined = self.envelope.joined
+        at = 0
+        for offset, length, index in patches:
+            _split.copy(out, offset - at, joined)
+            out.seek(length, os.SEEK_CUR)
+            joined(fragments[index])
+            at = offset + length
+        _split.copy(out, size - at, joined)
 
 
 def otlp_json(

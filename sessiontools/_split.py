@@ -39,20 +39,23 @@ import stat
 import tempfile
 import warnings
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
-from typing import IO, Any
+from dataclasses import dataclass, field, replace
+from typing import IO, Any, Protocol
 
 from ._entries import Entry, ModelErrorEntry, RunStartedEntry
 from ._errors import LogError, LogStructureWarning, UnknownEntryWarning
 from ._model import Run, SessionFold, iter_runs
-from ._reader import LogReader, _not_last
+from ._reader import ClosingLine, LogReader, _not_last
 
 __all__ = [
     "SPLIT_FROM_BYTES",
+    "Job",
     "available_cores",
+    "copy",
     "default_signals",
-    "export_in_two",
     "find_cut",
+    "plan_cut",
+    "read_in_two",
     "split_path",
 ]
 
@@ -68,10 +71,6 @@ _TYPE = re.compile(rb'\{"seq":-?[0-9]+,"time":"[^"\\]*","type":"([a-z_]+)",')
 _ASSISTANT = re.compile(
     rb'\{"seq":-?[0-9]+,"time":"[^"\\]*","type":"message","message":\{"message":\{"role":"assistant"'
 )
-
-# The spans of a run, as `_otel._run_spans` takes them after the run: conversation id,
-# parent trace id, parent span id, agent name.
-SpanOptions = tuple[str, bytes | None, bytes | None, str | None]
 
 
 def available_cores() -> int:
@@ -106,6 +105,25 @@ def split_path(reader: LogReader) -> tuple[str, int] | None:
     ):
         return None
     return path, here.st_size
+
+
+def plan_cut(reader: LogReader, workers: int | None) -> tuple[str, int] | None:
+    """Where to cut the log ``reader`` reads (its path, the offset), when ``workers`` asks
+    for two processes (2; or ``None`` and a file of ``SPLIT_FROM_BYTES`` or more, with two
+    cores) and the file can be cut; else ``None``."""
+    if workers == 1:
+        return None
+    found = split_path(reader)
+    if found is None:
+        return None
+    path, size = found
+    if workers is None and (size < SPLIT_FROM_BYTES or available_cores() < 2):
+        return None
+    try:
+        cut = find_cut(path, size)
+    except OSError:  # such as no file descriptor to spare: read in one process
+        return None
+    return None if cut is None else (path, cut)
 
 
 #: Where to start looking for the cut, as a fraction of the log: past the middle, because the
@@ -193,11 +211,7 @@ class _TailFold(SessionFold):
 class _Tail:
     """What the child sends back about the part after the cut."""
 
-    size: int = 0  # bytes of spans written to the temporary file, each after a comma
-    # Where each run's agentloop.session.labels attribute is in that file: (offset, length,
-    # index in `labels` of the labels given in this part before the run ended).
-    patches: list[tuple[int, int, int]] = field(default_factory=list)
-    labels: list[tuple[str, ...]] = field(default_factory=list)
+    result: Any = None  # what the job made of the part's runs (``Job.tail``)
     # the warnings given, as LogReader._sink has them, lines numbered from the cut
     said: list[tuple[type[Warning], str, int, str]] = field(default_factory=list)
     first_said: int = 0  # said[:first_said] came from reading the first line
@@ -205,18 +219,35 @@ class _Tail:
     missed_calls: set[str] = field(default_factory=set)
     needs_model: bool = False
     error: LogError | None = None
+    closing_line: ClosingLine | None = None  # its line numbered from the cut
 
 
-def export_tail(
-    path: str, name: str, cut: int, out: IO[bytes], options: SpanOptions
-) -> _Tail | None:
-    """Export the part of the log from ``cut`` (the child's work): its spans into ``out``,
-    each after a comma; the rest in the ``_Tail``. Lines are numbered from the cut (the line
-    at the cut is line 1), in warnings and errors alike: the parent, which counts the lines
-    before the cut as it reads them, numbers them again. ``None`` when the line at ``cut`` is
-    not the ``run_started`` entry it should be."""
-    from ._otel import _fragment, _run_spans, _span_json  # here: _otel imports this module
+class Job(Protocol):
+    """What is made of the runs of a log read in two (``read_in_two``).
 
+    The parent calls ``first`` with the runs before the cut as they end (and once more with
+    the run the cut ends, if it crashed), then either ``merge`` with what the child's ``tail``
+    made of the runs after the cut, or ``first`` with those runs, read here.
+    """
+
+    def first(self, runs: Iterator[Run]) -> None:
+        """Take runs read in this process."""
+
+    def tail(self, runs: Iterator[Run], out: IO[bytes]) -> Any:
+        """In the child: make something picklable of the runs after the cut (which start
+        with an empty session: see the module docstring), writing what is large to ``out``."""
+
+    def merge(self, result: Any, out: IO[bytes], labels: set[str], runs: int) -> None:
+        """Take the child's ``result`` (``out`` at its start): ``labels`` is what the session
+        held at the cut, and ``runs`` how many runs came before it."""
+
+
+def read_tail(path: str, name: str, cut: int, out: IO[bytes], job: Job) -> _Tail | None:
+    """Read the part of the log from ``cut`` (the child's work), giving its runs to
+    ``job.tail``. Lines are numbered from the cut (the line at the cut is line 1), in warnings,
+    errors and the closing line alike: the parent, which counts the lines before the cut as it
+    reads them, numbers them again. ``None`` when the line at ``cut`` is not the
+    ``run_started`` entry it should be."""
     tail = _Tail()
     start_line = 0
     with open(path, "rb") as f:
@@ -235,24 +266,8 @@ def export_tail(
             ):
                 return None
             tail.first_seq = first.seq
-            size = 0
-            write = out.write
-            patches = tail.patches
-            known: dict[tuple[str, ...], int] = {}
-            for run in iter_runs(_then(first, entries), fold):
-                for span in _run_spans(run, *options):
-                    data = b"," + _span_json(span)
-                    if span.attributes[0][1] == "invoke_agent":
-                        # the last attribute; a fragment's quotes cannot be in a JSON string
-                        fragment = _fragment(span.attributes[-1])
-                        assert span.attributes[-1][0] == "agentloop.session.labels"
-                        index = known.setdefault(run.labels, len(known))
-                        if index == len(tail.labels):
-                            tail.labels.append(run.labels)
-                        patches.append((size + data.rindex(fragment), len(fragment), index))
-                    write(data)
-                    size += len(data)
-            tail.size = size
+            tail.result = job.tail(iter_runs(_then(first, entries), fold), out)
+            tail.closing_line = reader.closing_line
         except LogError as e:
             tail.error = e
             tail.first_said = min(tail.first_said, len(tail.said))
@@ -277,12 +292,10 @@ def default_signals() -> None:
 
 
 class _Child:
-    """The forked child that exports the part after the cut (``export_tail``) into ``out``.
+    """The forked child that reads the part after the cut (``read_tail``).
     ``result()`` waits for it; leaving the ``with`` block kills it if it still runs."""
 
-    def __init__(
-        self, path: str, name: str, cut: int, out: IO[bytes], options: SpanOptions
-    ) -> None:
+    def __init__(self, path: str, name: str, cut: int, out: IO[bytes], job: Job) -> None:
         self._receive, send = os.pipe()
         # Objects alive now are left alone by the collector, in both processes: it would touch
         # them, and each page it touches gets copied (copy on write). Unless a caller froze
@@ -307,7 +320,7 @@ class _Child:
                 default_signals()  # Ctrl-C ends the child at once, running no Python code
                 signal.pthread_sigmask(signal.SIG_SETMASK, mask)
                 os.close(self._receive)
-                data = pickle.dumps(export_tail(path, name, cut, out, options))
+                data = pickle.dumps(read_tail(path, name, cut, out, job))
             except BaseException:  # whatever it is, the parent reads the part itself
                 pass
             finally:
@@ -357,43 +370,34 @@ class _Child:
             self._reap()
 
 
-def export_in_two(
-    reader: LogReader,
-    path: str,
-    cut: int,
-    emit_spans: Callable[[Iterator[Run]], None],
-    emit_joined: Callable[[bytes], None],
-    options: SpanOptions,
-) -> str:
-    """Export the log ``reader`` reads, cut at ``cut``, the part after the cut in a forked
-    child. ``emit_spans(runs)`` writes the spans of runs; ``emit_joined(data)`` writes spans
-    already encoded, each after a comma.
+def read_in_two(reader: LogReader, path: str, cut: int, job: Job) -> tuple[str, ClosingLine | None]:
+    """Read the log ``reader`` reads, cut at ``cut``: the part before the cut here, the part
+    after it in a forked child (``read_tail``), giving the runs to ``job``.
 
     Returns:
         how the second part was read: ``child``; else ``here:`` and why the child's work
         was dropped (``no run at the cut``, ``an open call``, ``the last model``) or there was
-        none (``no temporary file``, ``no fork``: the whole log is read here).
+        none (``no temporary file``, ``no fork``: the whole log is read here). And the log's
+        closing line, if it is a transcript.
 
     Raises:
         DamagedLogError, EntryError, OSError: as reading the log in one process would.
     """
-    from ._otel import _fragment  # here: _otel imports this module
-
     try:
         out = tempfile.TemporaryFile()  # noqa: SIM115 - closed below
     except OSError:
-        emit_spans(iter_runs(reader, SessionFold(reader.name)))
-        return "here: no temporary file"
+        job.first(iter_runs(reader, SessionFold(reader.name)))
+        return "here: no temporary file", reader.closing_line
     with out:
         try:
-            child = _Child(path, reader.name, cut, out, options)
+            child = _Child(path, reader.name, cut, out, job)
         except OSError:
-            emit_spans(iter_runs(reader, SessionFold(reader.name)))
-            return "here: no fork"
+            job.first(iter_runs(reader, SessionFold(reader.name)))
+            return "here: no fork", reader.closing_line
         with child:
             first = LogReader._part(reader._file, reader.name, 0, 0, cut)
             fold = SessionFold(reader.name)
-            emit_spans(_fed(first, fold))  # the run open at the cut is not ended yet
+            job.first(_fed(first, fold))  # the run open at the cut is not ended yet
             tail = child.result()
         if tail is None:
             why = "no run at the cut"
@@ -408,12 +412,12 @@ def export_in_two(
                 reader._file, reader.name, cut, first._start_line, None, first._pending
             )
             rest._unknown_seen = first._unknown_seen
-            emit_spans(iter_runs(rest, fold))
-            return f"here: {why}"
+            job.first(iter_runs(rest, fold))
+            return f"here: {why}", rest.closing_line
         _not_last(reader.name, *first._pending)  # the line at the cut is an entry
         crashed = fold.finish()  # the run_started at the cut ends it, so before its warnings
         if crashed is not None:
-            emit_spans(iter([crashed]))
+            job.first(iter([crashed]))
         lines = first._start_line  # before the cut
         _say(tail.said[: tail.first_said], first, fold, lines)
         last = fold._last_seq
@@ -425,21 +429,11 @@ def export_in_two(
             raise type(error)(
                 error.name, error.line + lines, error.offset, error.problem, error.hint
             )
-        before = fold._label_set
-        labels = [
-            _fragment(("agentloop.session.labels", tuple(sorted(before.union(own)))))
-            for own in tail.labels
-        ]
         out.seek(0)
-        at = 0
-        for offset, length, index in tail.patches:
-            _copy(out, offset - at, emit_joined)
-            out.seek(length, os.SEEK_CUR)
-            emit_joined(labels[index])
-            at = offset + length
-        _copy(out, tail.size - at, emit_joined)
+        job.merge(tail.result, out, fold._label_set, fold._runs)
     reader._file.seek(0, os.SEEK_END)  # read to the end, as one process leaves it
-    return "child"
+    closing = tail.closing_line
+    return "child", None if closing is None else replace(closing, line=closing.line + lines)
 
 
 def _fed(entries: Iterable[Entry], fold: SessionFold) -> Iterator[Run]:
@@ -450,12 +444,13 @@ def _fed(entries: Iterable[Entry], fold: SessionFold) -> Iterator[Run]:
             yield run
 
 
-def _copy(source: IO[bytes], length: int, emit_joined: Any) -> None:
+def copy(source: IO[bytes], length: int, write: Callable[[bytes], object]) -> None:
+    """Write the next ``length`` bytes of ``source``."""
     while length > 0:
         block = source.read(min(length, 1 << 20))
         if not block:
             raise OSError("the temporary file of the second part ended early")
-        emit_joined(block)
+        write(block)
         length -= len(block)
 
 

@@ -19,11 +19,11 @@ class InProcessChild:
     """``_split._Child`` without the fork: the child's work runs when its result is asked for,
     after the first part, as the forked child's result is taken."""
 
-    def __init__(self, path: str, name: str, cut: int, out: Any, options: Any) -> None:
-        self.args = (path, name, cut, out, options)
+    def __init__(self, path: str, name: str, cut: int, out: Any, job: Any) -> None:
+        self.args = (path, name, cut, out, job)
 
     def result(self) -> Any:
-        return _split.export_tail(*self.args)
+        return _split.read_tail(*self.args)
 
     def __enter__(self) -> InProcessChild:
         return self
@@ -39,19 +39,18 @@ def cut_at(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     where: dict[str, int] = {}
     monkeypatch.setattr(_split, "_Child", InProcessChild)
     monkeypatch.setattr(_split, "find_cut", lambda path, size: where["cut"])
-    export_in_two = _split.export_in_two
+    read_in_two = _split.read_in_two
 
-    def recording(*args: Any) -> str:
+    def recording(*args: Any) -> Any:
+        way = "raised"
         try:
-            way = export_in_two(*args)
-        except LogError:
-            way = "raised"
-            raise
+            result = read_in_two(*args)
+            way = result[0]
         finally:
             ways.append(way)
-        return way
+        return result
 
-    monkeypatch.setattr(_split, "export_in_two", recording)
+    monkeypatch.setattr(_split, "read_in_two", recording)
 
     def run(path: Path, cut: int, **kwargs: Any) -> Outcome:
         where["cut"] = cut
@@ -87,14 +86,14 @@ def line_starts(data: bytes) -> list[int]:
 
 @pytest.fixture
 def split_ways(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """How each export in two (forked) read its second part: what ``export_in_two`` said."""
+    """How each export in two (forked) read its second part: what ``read_in_two`` said."""
     ways: list[str] = []
-    export_in_two = _split.export_in_two
+    read_in_two = _split.read_in_two
 
-    def recording(*args: Any) -> str:
-        way = export_in_two(*args)
-        ways.append(way)
-        return way
+    def recording(*args: Any) -> Any:
+        result = read_in_two(*args)
+        ways.append(result[0])
+        return result
 
-    monkeypatch.setattr(_split, "export_in_two", recording)
+    monkeypatch.setattr(_split, "read_in_two", recording)
     return ways

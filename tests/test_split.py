@@ -177,9 +177,7 @@ def test_what_cannot_be_split_is_read_in_one_process(
     path = tmp_path / "built.jsonl"
     data = built_log(6)
     path.write_bytes(data)
-    monkeypatch.setattr(
-        _split, "export_in_two", lambda *a: pytest.fail("split what cannot be split")
-    )
+    monkeypatch.setattr(_split, "read_in_two", lambda *a: pytest.fail("split what cannot be split"))
     expected = otlp_json(path)
     assert otlp_json(io.BytesIO(data), name=str(path), workers=2) == expected  # no file
     with open(path, "rb") as f:

@@ -519,13 +519,13 @@ def test_a_child_killed_by_a_signal_falls_back(
     path = tmp_path / "built.jsonl"
     path.write_bytes(built_log(20))
     expected = export(path, workers=1)
-    export_tail = _split.export_tail
+    read_tail = _split.read_tail
 
     def killed(*args: Any) -> Any:  # runs in the forked child
         os.kill(os.getpid(), 9)
-        return export_tail(*args)
+        return read_tail(*args)
 
-    monkeypatch.setattr(_split, "export_tail", killed)
+    monkeypatch.setattr(_split, "read_tail", killed)
     ways = split_ways
     assert export(path, workers=2) == expected
     assert ways == ["here: no run at the cut"]
@@ -748,14 +748,14 @@ SIGNAL_SCRIPT = """
     from sessiontools._cli import run
     _split.SPLIT_FROM_BYTES = 0
     _split.available_cores = lambda: 2
-    export_tail = _split.export_tail
+    read_tail = _split.read_tail
     pid_file = sys.argv[3]
     def slow(*args):  # the child: says who it is, then takes its time
         with open(pid_file, "w") as f:
             f.write(str(os.getpid()))
         time.sleep(60)
-        return export_tail(*args)
-    _split.export_tail = slow
+        return read_tail(*args)
+    _split.read_tail = slow
     sys.argv = ["sessiontools", "otel", sys.argv[1], "--out", sys.argv[2]]
     run()
 """
