@@ -9,6 +9,7 @@ processes read.
 from __future__ import annotations
 
 import concurrent.futures
+import functools
 import glob
 import hashlib
 import multiprocessing
@@ -17,8 +18,9 @@ import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import IO, Any, TypeAlias
 
+from . import _split
 from ._entries import Usage
 from ._errors import LogError, SessionToolsWarning
 from ._model import Run, Session, SessionFold, iter_runs
@@ -228,8 +230,38 @@ class _LogRows:
             self._run(name, conversation_id, run)
             self.call_counts.append(len(self.calls) - calls_before)
             self.tool_counts.append(len(self.tools) - tools_before)
-        # A transcript holds one run's entries; its closing line prices that run.
-        self.reported_cost_usd = closing.cost_usd if closing is not None and runs else None
+        self.reported_cost_usd: float | None = None
+        self.close(closing)
+
+    def close(self, closing: ClosingLine | None) -> None:
+        """Take the log's closing line: a transcript holds one run's entries, and its closing
+        line prices that run."""
+        self.reported_cost_usd = (
+            closing.cost_usd if closing is not None and self.identities else None
+        )
+
+    def extend(self, other: _LogRows, labels: set[str], runs: int) -> None:
+        """Append the rows of the runs after a cut (``_split``), read with no session before
+        them: ``runs`` runs came before the cut, and the session held ``labels`` there."""
+        run_rows, tool_rows = len(self.runs), len(self.tools)
+        for mine, theirs in (
+            (self.calls, other.calls),
+            (self.runs, other.runs),
+            (self.tools, other.tools),
+        ):
+            for name, column in mine.data.items():
+                values = theirs.data[name]
+                if name == "run_index":
+                    values = [index + runs for index in values]
+                elif name == "labels" and mine.frame == "runs":  # the session's, at the run's end
+                    values = [tuple(sorted(labels.union(own))) for own in values]
+                column.extend(values)
+        self.call_run.extend(row + run_rows for row in other.call_run)
+        self.call_tool.extend(row + tool_rows if row >= 0 else -1 for row in other.call_tool)
+        self.identities.extend(other.identities)
+        self.end_seqs.extend(other.end_seqs)
+        self.call_counts.extend(other.call_counts)
+        self.tool_counts.extend(other.tool_counts)
 
     def __getstate__(self) -> tuple[Any, ...]:
         return tuple(getattr(self, name) for name in self.__slots__)
@@ -347,20 +379,74 @@ class _LogRead:
     error: LogError | UsageConventionError | OSError | None
 
 
-def _read_log(name: str) -> _LogRead:
-    """Read one log; what goes wrong is returned, to be raised (or skipped) in order."""
+def _read_log(name: str, split: bool = False) -> _LogRead:
+    """Read one log; what goes wrong is returned, to be raised (or skipped) in order.
+    ``split``: read a large log in two processes (``_split.plan_cut`` with ``None``)."""
     rows = None
     error: LogError | UsageConventionError | OSError | None = None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SessionToolsWarning)
         try:
             with LogReader(name, name=name) as log:
-                runs_read = list(iter_runs(log, SessionFold(name)))
-            rows = _LogRows(name, runs_read, log.closing_line)
+                cut = _split.plan_cut(log, None) if split else None
+                if cut is None:
+                    runs_read = list(iter_runs(log, SessionFold(name)))
+                    rows = _LogRows(name, runs_read, log.closing_line)
+                else:
+                    rows = _Rows(name).read(log, *cut)
         except (LogError, UsageConventionError, OSError) as e:
             error = e
     said = tuple((w.category, str(w.message)) for w in caught)
     return _LogRead(name, rows, said, error)
+
+
+class _Rows:
+    """The rows of a log read in two processes (a ``_split.Job``): the child makes the rows of
+    the runs after the cut, and this process adds them to those of the runs before it, with
+    their run index counted from the start and the session's labels from before the cut."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.runs: list[Run] = []  # read here
+        self.rows: _LogRows | None = None  # with the child's
+
+    def read(self, log: LogReader, path: str, cut: int) -> _LogRows:
+        """The rows of the log ``log`` reads, cut at ``cut``.
+
+        Raises:
+            LogError, UsageConventionError, OSError: as one process would.
+        """
+        _, closing = _split.read_in_two(log, path, cut, self)
+        rows = self.rows if self.rows is not None else _LogRows(self.name, self.runs, None)
+        rows.close(closing)
+        return rows
+
+    def first(self, runs: Iterator[Run]) -> None:
+        self.runs.extend(runs)
+
+    def tail(
+        self, runs: Iterator[Run], out: IO[bytes]
+    ) -> tuple[_LogRows | None, UsageConventionError | None]:
+        runs_read = list(runs)  # a damaged line is raised first, as in one process
+        try:
+            return _LogRows(self.name, runs_read, None), None
+        except UsageConventionError as e:
+            return None, e
+
+    def merge(
+        self,
+        result: tuple[_LogRows | None, UsageConventionError | None],
+        out: IO[bytes],
+        labels: set[str],
+        runs: int,
+    ) -> None:
+        theirs, error = result
+        rows = _LogRows(self.name, self.runs, None)  # its runs' counts are checked first
+        if error is not None:
+            raise error
+        assert theirs is not None
+        rows.extend(theirs, labels, runs)
+        self.rows = rows
 
 
 class LogReads:
@@ -378,6 +464,7 @@ class LogReads:
     def __init__(self, items: Sequence[Path | Session], workers: int | None = None) -> None:
         self.items = list(items)
         paths = [os.fspath(item) for item in self.items if not isinstance(item, Session)]
+        split = workers != 1  # without a pool, a large log is read in two processes
         if workers is None:
             workers = min(available_cores(), MAX_WORKERS) if len(paths) >= PARALLEL_FROM else 1
         if workers < 1:
@@ -385,7 +472,7 @@ class LogReads:
         self.workers = workers if len(paths) > 1 else 1
         self._pool: concurrent.futures.ProcessPoolExecutor | None = None
         if self.workers == 1:
-            self._reads: Iterator[_LogRead] = map(_read_log, paths)
+            self._reads: Iterator[_LogRead] = map(functools.partial(_read_log, split=split), paths)
         else:
             # fork where there is one: the workers need nothing but what this process has,
             # and a script without a `__main__` guard is not run again (as spawn would).

@@ -314,9 +314,12 @@ def read_costs(
         workers: how many processes read the logs: 1 (the default) reads them here; more
             start a pool of processes (forked where the platform can); ``None`` chooses: one
             per available core (at most ``MAX_WORKERS``) from ``PARALLEL_FROM`` files on, else
-            1 (a pool costs more than it saves on a few files). ``sessiontools cost`` passes
-            ``None``. In a notebook, whose kernel runs threads, forking is best avoided: keep
-            1. The tables are the same whatever the number: logs are taken in order.
+            1 (a pool costs more than it saves on a few files). Without a pool, and unless
+            ``workers`` is 1, a log of 8 MB or more is read in two processes, cut at a run
+            near its middle (``sessiontools._split``, as ``sessiontools otel`` does).
+            ``sessiontools cost`` passes ``None``. In a notebook, whose kernel runs threads,
+            forking is best avoided: keep 1. The tables are the same whatever the number: logs
+            are taken in order.
 
     Returns:
         ``CostTables`` with ``model_calls``, ``runs`` and ``tool_calls`` (columns in
