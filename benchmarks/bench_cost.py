@@ -7,13 +7,18 @@
 
     - the floor: ``for line in f: orjson.loads(line)`` over the file in binary mode, as in
       ``bench_otel.py``;
-    - the frame: ``sessiontools.read_costs(LOG).model_calls``, every model call priced.
+    - the frame: ``sessiontools.read_costs(LOG, workers=None).model_calls``, every model
+      call priced, as ``sessiontools cost`` reads (a log of 8 MB or more in two processes,
+      cut at a run near its middle);
+    - the same frame in one process: ``read_costs(LOG, workers=1)``, the library's default.
 
     Goal: the frame at most 2.0 times the floor. Each child's wall time is measured from here
     (interpreter start-up and imports included, as in ``bench_otel.py``) and its peak RSS from
     ``os.wait4``; each child also says how long its own work took (the floor's loop; the
     frame's import of sessiontools' cost modules, and the build), which gives the ratio without
-    start-up. Printed: the minimum time and the maximum peak RSS of the K runs.
+    start-up. Printed: the minimum time and the maximum peak RSS of the K runs. As in
+    ``bench_otel.py``, the children get a bytecode cache in a temporary directory, filled by an
+    untimed first round.
 
 (b) N small logs (default 1,000; ``make_many_logs.py``, a few runs and a few tens of KB each,
     written afresh into a temporary directory) through ``sessiontools cost DIR --format json
@@ -69,7 +74,8 @@ started = time.perf_counter()
 import sessiontools
 from sessiontools import _frames, _prices, _report  # noqa: F401  (pandas, genai-prices)
 imported = time.perf_counter()
-calls = sessiontools.read_costs(sys.argv[1]).model_calls
+workers = None if sys.argv[2] == "None" else int(sys.argv[2])
+calls = sessiontools.read_costs(sys.argv[1], workers=workers).model_calls
 built = time.perf_counter()
 print(json.dumps({
     "import": imported - started,
@@ -118,7 +124,9 @@ def cost_command() -> list[str]:
     return [sys.executable, "-m", "sessiontools"]
 
 
-def measure(argv: Sequence[str], ok: Sequence[int] = (0,)) -> Measure:
+def measure(
+    argv: Sequence[str], ok: Sequence[int] = (0,), env: dict[str, str] | None = None
+) -> Measure:
     """Run ``argv`` to completion: its wall time, CPU time, peak RSS and standard output.
 
     Raises:
@@ -126,7 +134,7 @@ def measure(argv: Sequence[str], ok: Sequence[int] = (0,)) -> Measure:
     """
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.perf_counter()
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env)
         _, status, usage = os.wait4(proc.pid, 0)
         seconds = time.perf_counter() - started
         proc.returncode = os.waitstatus_to_exitcode(status)  # reaped: Popen must not wait again
@@ -189,38 +197,48 @@ def bench_large(log: Path, repeat: int) -> None:
     """(a): the floor against the frame, each in its own subprocess."""
     size = log.stat().st_size
     lines = count_lines(log)
-    floors: list[Measure] = []
-    frames: list[Measure] = []
-    for _ in range(repeat):
-        floors.append(measure([sys.executable, "-c", FLOOR, str(log)]))
-        frames.append(measure([sys.executable, "-c", FRAME, str(log)]))
+    measures: dict[str, list[Measure]] = {"floor": [], "None": [], "1": []}
+    with tempfile.TemporaryDirectory(prefix="bench_cost.") as tmp:
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
+        for round_ in range(repeat + 1):  # the first round fills the bytecode cache, untimed
+            for name, measured in measures.items():
+                code = FLOOR if name == "floor" else FRAME
+                argv = [sys.executable, "-c", code, str(log)] + ([] if name == "floor" else [name])
+                m = measure(argv, env=env)
+                if round_:
+                    measured.append(m)
+    floors = measures["floor"]
     floor = min(floors, key=lambda m: m.seconds)
-    frame = min(frames, key=lambda m: m.seconds)
     floor_loop = min(float(m.stdout) for m in floors)
-    inside = [json.loads(m.stdout) for m in frames]
-    imports = min(float(d["import"]) for d in inside)
-    build = min(float(d["build"]) for d in inside)
-    found = inside[0]
-    ratio = frame.seconds / floor.seconds
-    ratio_inside = build / floor_loop
     print(f"(a) one large log: {log}")
     print(f"  log                 {size / 1e6:10.1f} MB   {lines:,} lines")
     print(f"  floor time          {floor.seconds:10.2f} s    (its loop {floor_loop:.2f} s)")
-    print(
-        f"  frame time          {frame.seconds:10.2f} s    "
-        f"(import {imports:.2f} s, build {build:.2f} s)"
-    )
-    print(f"  ratio frame/floor   {ratio:10.2f}      ({_ok(ratio)})")
-    print(
-        f"  without start-up    {ratio_inside:10.2f}      "
-        f"(build / the floor's loop; {_ok(ratio_inside)})"
-    )
     print(f"  floor peak RSS      {_mib(max(m.max_rss_kib for m in floors)):>10} MiB")
-    print(f"  frame peak RSS      {_mib(max(m.max_rss_kib for m in frames)):>10} MiB")
-    print(
-        f"  model calls         {found['calls']:10,}      ({found['unpriced']} unpriced), "
-        f"${found['cost_usd']:,.2f}"
-    )
+    for workers, what in (("None", "two processes"), ("1", "one process")):
+        frames = measures[workers]
+        frame = min(frames, key=lambda m: m.seconds)
+        inside = [json.loads(m.stdout) for m in frames]
+        imports = min(float(d["import"]) for d in inside)
+        build = min(float(d["build"]) for d in inside)
+        found = inside[0]
+        ratio = frame.seconds / floor.seconds
+        ratio_inside = build / floor_loop
+        print(f"  the frame, workers={workers} ({what}):")
+        print(
+            f"    frame time        {frame.seconds:10.2f} s    "
+            f"(import {imports:.2f} s, build {build:.2f} s; CPU / wall {frame.cpu_per_wall:.2f})"
+        )
+        print(f"    ratio frame/floor {ratio:10.2f}      ({_ok(ratio)})")
+        print(
+            f"    without start-up  {ratio_inside:10.2f}      "
+            f"(build / the floor's loop; {_ok(ratio_inside)})"
+        )
+        print(f"    frame peak RSS    {_mib(max(m.max_rss_kib for m in frames)):>10} MiB")
+        print(
+            f"    model calls       {found['calls']:10,}      ({found['unpriced']} unpriced), "
+            f"${found['cost_usd']:,.2f}"
+        )
 
 
 def make_many(directory: Path, count: int) -> None:
