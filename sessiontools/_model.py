@@ -44,7 +44,7 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from ._entries import (
     ZERO_USAGE,
@@ -66,8 +66,10 @@ from ._entries import (
 )
 from ._errors import LogStructureWarning, PinError
 from ._reader import ClosingLine, LogReader, LogSource, TornTail
-from ._session import CallInfo, Conversation, View, conversation
 from ._values import fast_maker
+
+if TYPE_CHECKING:  # loaded when a Session first needs them: reading and exporting do not
+    from ._session import CallInfo, Conversation, View
 
 __all__ = [
     "FailedCall",
@@ -819,8 +821,10 @@ class Session:
         memo = self._memo
         found = memo.get("conversation")
         if found is None:
+            from ._session import conversation  # here: see the imports
+
             found = memo["conversation"] = conversation(self.entries)
-        return cast(Conversation, found)
+        return cast("Conversation", found)
 
     def messages(self) -> tuple[Message, ...]:
         """The conversation (Go's ``Messages``): each ``message`` entry is one message, and the
@@ -882,6 +886,8 @@ class Session:
 
     def view(self) -> View:
         """The session as a policy sees it (Go's ``View``): the labels it holds."""
+        from ._session import View  # here: see the imports
+
         return View(self._labels)
 
     def check_pins(self, pins: Mapping[str, str]) -> None:
