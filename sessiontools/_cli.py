@@ -448,7 +448,21 @@ def main(args: Sequence[str] | None = None) -> int:
     return cli.main(args, prog_name="sessiontools", standalone_mode=False)
 
 
+def _stopping() -> None:
+    """A first Ctrl-C or SIGTERM is being handled: more of them (an impatient user, or
+    ``timeout``, which signals the command and then its process group) would cut the cleanup
+    short."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
+def _interrupted(signum: int, frame: object) -> NoReturn:
+    _stopping()
+    raise KeyboardInterrupt
+
+
 def _terminated(signum: int, frame: object) -> NoReturn:
+    _stopping()
     _say("sessiontools: terminated")
     raise SystemExit(EXIT_TERMINATED)
 
@@ -456,6 +470,8 @@ def _terminated(signum: int, frame: object) -> NoReturn:
 def run() -> NoReturn:
     """The console script: ``sys.exit(main())``. SIGTERM (``kill``, ``timeout``, a service
     manager stopping it) ends the command as Ctrl-C does: what it started is cleaned up (a
-    temporary output file, a second process), and it exits with 143."""
+    temporary output file, a second process), and it exits with 143. Signals that come while
+    it stops are ignored."""
+    signal.signal(signal.SIGINT, _interrupted)
     signal.signal(signal.SIGTERM, _terminated)
     sys.exit(main())
