@@ -356,13 +356,16 @@ def test_ctrl_c_while_the_command_is_imported_is_one_line_too(session: Path) -> 
 
     from tests.helpers import REPO
 
-    # Ctrl-C 1 ms after the import of the command starts (it takes tens of ms): SIGALRM is
-    # made to raise KeyboardInterrupt, as SIGINT does.
+    # Ctrl-C while the command's modules load: an import hook raises KeyboardInterrupt, as
+    # Python's SIGINT handler does, when sessiontools._otel is looked for.
     script = (
-        "import signal, sys\n"
+        "import sys\n"
         "import sessiontools._main as m\n"
-        "signal.signal(signal.SIGALRM, signal.default_int_handler)\n"
-        "signal.setitimer(signal.ITIMER_REAL, 0.001)\n"
+        "class Interrupt:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'sessiontools._otel':\n"
+        "            raise KeyboardInterrupt\n"
+        "sys.meta_path.insert(0, Interrupt())\n"
         "sys.argv = ['sessiontools', 'otel', sys.argv[1]]\n"
         "m.run()\n"
     )
