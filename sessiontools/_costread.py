@@ -204,34 +204,48 @@ class _LogRows:
         "call_run",
         "call_tool",
         "calls",
+        "conversation_id",
         "end_seqs",
         "identities",
+        "name",
         "reported_cost_usd",
         "runs",
         "tool_counts",
         "tools",
     )
 
-    def __init__(self, name: str, runs: Sequence[Run], closing: ClosingLine | None) -> None:
-        for run in runs:
-            _check_usage(name, run)
+    def __init__(
+        self, name: str, runs: Iterable[Run] = (), closing: ClosingLine | None = None
+    ) -> None:
+        self.name = name
+        self.conversation_id = default_conversation_id(name)
         self.calls = _Columns("model_calls")
         self.runs = _Columns("runs")
         self.tools = _Columns("tool_calls")
         self.call_run: list[int] = []  # each model call's run row
         self.call_tool: list[int] = []  # each model call's tool call row, -1 for a turn
-        self.identities = [_identity(run) for run in runs]
-        self.end_seqs = [run.end_seq for run in runs]
+        self.identities: list[tuple[int, int, bytes | None]] = []
+        self.end_seqs: list[int] = []
         self.call_counts: list[int] = []
         self.tool_counts: list[int] = []
-        conversation_id = default_conversation_id(name)
-        for run in runs:
-            calls_before, tools_before = len(self.calls), len(self.tools)
-            self._run(name, conversation_id, run)
-            self.call_counts.append(len(self.calls) - calls_before)
-            self.tool_counts.append(len(self.tools) - tools_before)
         self.reported_cost_usd: float | None = None
+        for run in runs:
+            self.add(run)
         self.close(closing)
+
+    def add(self, run: Run) -> None:
+        """The rows of the log's next run.
+
+        Raises:
+            UsageConventionError: the run has a negative token count (nothing is added).
+        """
+        _check_usage(self.name, run)
+        self.identities.append(_identity(run))
+        self.end_seqs.append(run.end_seq)
+        calls_before, tools_before = len(self.calls), len(self.tools)
+        self._run(self.name, self.conversation_id, run)
+        self.call_counts.append(len(self.calls) - calls_before)
+        self.tool_counts.append(len(self.tools) - tools_before)
 
     def close(self, closing: ClosingLine | None) -> None:
         """Take the log's closing line: a transcript holds one run's entries, and its closing
@@ -401,14 +415,16 @@ def _read_log(name: str, split: bool = False) -> _LogRead:
 
 
 class _Rows:
-    """The rows of a log read in two processes (a ``_split.Job``): the child makes the rows of
-    the runs after the cut, and this process adds them to those of the runs before it, with
-    their run index counted from the start and the session's labels from before the cut."""
+    """The rows of a log read in two processes (a ``_split.Job``): each process makes the rows
+    of its runs as they end, and this one adds the child's to its own, with their run index
+    counted from the start and the session's labels from before the cut. A negative token
+    count is raised once the whole log is read, the first in the log's order, as
+    ``_LogRows(name, runs)`` raises it in one process after reading."""
 
     def __init__(self, name: str) -> None:
         self.name = name
-        self.runs: list[Run] = []  # read here
-        self.rows: _LogRows | None = None  # with the child's
+        self.rows = _LogRows(name)
+        self.error: UsageConventionError | None = None  # the first, in this process's runs
 
     def read(self, log: LogReader, path: str, cut: int) -> _LogRows:
         """The rows of the log ``log`` reads, cut at ``cut``.
@@ -417,36 +433,46 @@ class _Rows:
             LogError, UsageConventionError, OSError: as one process would.
         """
         _, closing = _split.read_in_two(log, path, cut, self)
-        rows = self.rows if self.rows is not None else _LogRows(self.name, self.runs, None)
-        rows.close(closing)
-        return rows
+        if self.error is not None:  # the child's work was dropped, or there was no child
+            raise self.error
+        self.rows.close(closing)
+        return self.rows
 
     def first(self, runs: Iterator[Run]) -> None:
-        self.runs.extend(runs)
+        self.error = _add(self.rows, runs, self.error)
 
     def tail(
         self, runs: Iterator[Run], out: IO[bytes]
-    ) -> tuple[_LogRows | None, UsageConventionError | None]:
-        runs_read = list(runs)  # a damaged line is raised first, as in one process
-        try:
-            return _LogRows(self.name, runs_read, None), None
-        except UsageConventionError as e:
-            return None, e
+    ) -> tuple[_LogRows, UsageConventionError | None]:
+        rows = _LogRows(self.name)
+        return rows, _add(rows, runs, None)  # a damaged line is raised first, as in one process
 
     def merge(
         self,
-        result: tuple[_LogRows | None, UsageConventionError | None],
+        result: tuple[_LogRows, UsageConventionError | None],
         out: IO[bytes],
         labels: set[str],
         runs: int,
     ) -> None:
         theirs, error = result
-        rows = _LogRows(self.name, self.runs, None)  # its runs' counts are checked first
+        error = self.error or error  # the first in the log
         if error is not None:
             raise error
-        assert theirs is not None
-        rows.extend(theirs, labels, runs)
-        self.rows = rows
+        self.rows.extend(theirs, labels, runs)
+
+
+def _add(
+    rows: _LogRows, runs: Iterator[Run], error: UsageConventionError | None
+) -> UsageConventionError | None:
+    """Add the rows of ``runs`` until one has a negative count; read them all (a damaged line
+    comes first); return that count's error, or ``error`` if there was one already."""
+    for run in runs:
+        if error is None:
+            try:
+                rows.add(run)
+            except UsageConventionError as e:
+                error = e
+    return error
 
 
 class LogReads:
