@@ -13,6 +13,7 @@ import signal
 import stat
 import sys
 import tempfile
+import threading
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any, NoReturn
@@ -451,9 +452,14 @@ def main(args: Sequence[str] | None = None) -> int:
 def _stopping() -> None:
     """A first Ctrl-C or SIGTERM is being handled: more of them (an impatient user, or
     ``timeout``, which signals the command and then its process group) would cut the cleanup
-    short."""
+    short, and what a helper thread says as the workers it talks to are stopped is noise."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    threading.excepthook = _quiet
+
+
+def _quiet(args: Any) -> None:
+    """``threading.excepthook`` while the command stops: say nothing."""
 
 
 def _interrupted(signum: int, frame: object) -> NoReturn:

@@ -14,6 +14,7 @@ import glob
 import hashlib
 import multiprocessing
 import os
+import signal
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -475,6 +476,15 @@ def _add(
     return error
 
 
+def _worker_signals() -> None:
+    """A pool worker runs no signal handler of the process that started it (such as the
+    command's, which reports SIGTERM): SIGTERM ends it at once, and Ctrl-C, which reaches the
+    whole process group, is left to that process, which stops the pool in order (workers
+    dying under its feet could make the pool's threads print tracebacks)."""
+    default_signals()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 class LogReads:
     """Logs being read, in order; the reading starts at once.
 
@@ -504,10 +514,8 @@ class LogReads:
             # and a script without a `__main__` guard is not run again (as spawn would).
             methods = multiprocessing.get_all_start_methods()
             context = multiprocessing.get_context("fork" if "fork" in methods else None)
-            # The workers run no signal handler of this process (such as the command's, which
-            # reports SIGTERM): Ctrl-C or SIGTERM ends them at once, and this process stops.
             self._pool = concurrent.futures.ProcessPoolExecutor(
-                max_workers=self.workers, mp_context=context, initializer=default_signals
+                max_workers=self.workers, mp_context=context, initializer=_worker_signals
             )
             chunk = max(1, min(16, len(paths) // (self.workers * 4)))
             self._reads = self._pool.map(_read_log, paths, chunksize=chunk)
