@@ -473,11 +473,16 @@ def _terminated(signum: int, frame: object) -> NoReturn:
     raise SystemExit(EXIT_TERMINATED)
 
 
-def run() -> NoReturn:
-    """The console script: ``sys.exit(main())``. SIGTERM (``kill``, ``timeout``, a service
-    manager stopping it) ends the command as Ctrl-C does: what it started is cleaned up (a
-    temporary output file, a second process), and it exits with 143. Signals that come while
-    it stops are ignored."""
+def handle_signals() -> None:
+    """How the command takes Ctrl-C and SIGTERM (``kill``, ``timeout``, a service manager
+    stopping it): it stops, cleaning up what it started (a temporary output file, other
+    processes), says so in one line, and exits with 130 or 143. Signals that come while it
+    stops are ignored."""
     signal.signal(signal.SIGINT, _interrupted)
     signal.signal(signal.SIGTERM, _terminated)
+
+
+def run() -> NoReturn:
+    """``sys.exit(main())`` with the command's signal handling (``handle_signals``)."""
+    handle_signals()
     sys.exit(main())

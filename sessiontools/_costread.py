@@ -478,11 +478,16 @@ def _add(
 
 def _worker_signals() -> None:
     """A pool worker runs no signal handler of the process that started it (such as the
-    command's, which reports SIGTERM): SIGTERM ends it at once, and Ctrl-C, which reaches the
-    whole process group, is left to that process, which stops the pool in order (workers
-    dying under its feet could make the pool's threads print tracebacks)."""
+    command's), and leaves Ctrl-C and SIGTERM, which may reach the whole process group, to
+    that process: it stops the pool in order, once the logs being read are read. (A worker
+    killed while it sends a log back would leave the pool waiting for the rest forever.)"""
     default_signals()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP)  # blocked while it was forked
+
+
+_STOP = {signal.SIGINT, signal.SIGTERM}
 
 
 class LogReads:
@@ -518,27 +523,28 @@ class LogReads:
                 max_workers=self.workers, mp_context=context, initializer=_worker_signals
             )
             chunk = max(1, min(16, len(paths) // (self.workers * 4)))
-            self._reads = self._pool.map(_read_log, paths, chunksize=chunk)
+            # The workers are forked here. A signal handler that raised while a fork ran the
+            # hooks registered for it (the logging module has some) would be ignored there:
+            # Ctrl-C and SIGTERM wait until the forks are done.
+            mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP)
+            try:
+                self._reads = self._pool.map(_read_log, paths, chunksize=chunk)
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
     def __iter__(self) -> Iterator[_LogRead | Session]:
         for item in self.items:
             yield item if isinstance(item, Session) else next(self._reads)
 
-    def close(self, *, abandon: bool = False) -> None:
-        """Stop the pool, if any; reads not yet taken are dropped. ``abandon``: kill the
-        workers first, rather than wait for the logs they are reading (the reads are given up:
-        an error, Ctrl-C, SIGTERM)."""
+    def close(self) -> None:
+        """Stop the pool, if any: reads not started are dropped, and the logs being read are
+        read to the end first."""
         if self._pool is not None:
-            if abandon:
-                # no public way before Python 3.14 (terminate_workers); the workers hold
-                # nothing that needs cleaning up
-                for process in list(getattr(self._pool, "_processes", {}).values()):
-                    process.kill()
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
 
     def __enter__(self) -> LogReads:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
-        self.close(abandon=exc_type is not None)
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,20 +1,28 @@
 """The console script ``sessiontools`` and ``python -m sessiontools``.
 
-Only this module loads before the command's code is imported, so that a Ctrl-C while it is
-imported is one line and status 130 too, as everywhere else (``_cli.EXIT_INTERRUPTED``).
+Only this module loads before the command's code is imported. Ctrl-C and SIGTERM wait while
+it is imported (an extension module interrupted in its initialisation may crash), and are
+then handled as everywhere else: one line, and 130 or 143 (``_cli.run``).
 """
 
 from __future__ import annotations
 
+import signal
 import sys
 from typing import NoReturn
 
 
 def run() -> NoReturn:
     """Import the command line and run it: ``sys.exit(_cli.main())`` (see ``_cli.run``)."""
+    stop = {signal.SIGINT, signal.SIGTERM}
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, stop)
+    from ._cli import handle_signals, main  # here: what it imports waits for no signal
+
+    handle_signals()
     try:
-        from ._cli import run as run_cli  # here: importing takes a while, and may be cut short
-    except KeyboardInterrupt:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # one that came meanwhile acts now
+        code = main()
+    except KeyboardInterrupt:  # before the command ran
         sys.stderr.write("sessiontools: interrupted\n")
-        sys.exit(130)
-    run_cli()
+        code = 130
+    sys.exit(code)

@@ -350,22 +350,29 @@ def test_ctrl_c_is_one_line_status_130_and_leaves_nothing(
     assert sorted(os.listdir(tmp_path)) == [session.name]  # no output, no temporary file
 
 
-def test_ctrl_c_while_the_command_is_imported_is_one_line_too(session: Path) -> None:
+@pytest.mark.parametrize(
+    ("signum", "status", "said"),
+    [(2, 130, "sessiontools: interrupted"), (15, 143, "sessiontools: terminated")],
+)
+def test_a_signal_while_the_command_is_imported_is_one_line_too(
+    session: Path, signum: int, status: int, said: str
+) -> None:
+    """Ctrl-C or SIGTERM while the command's modules load waits until they are loaded (an
+    extension module interrupted in its initialisation may crash), then acts as usual."""
     import subprocess
     import sys
 
     from tests.helpers import REPO
 
-    # Ctrl-C while the command's modules load: an import hook raises KeyboardInterrupt, as
-    # Python's SIGINT handler does, when sessiontools._otel is looked for.
+    # The signal is sent when sessiontools._otel is looked for, by an import hook.
     script = (
-        "import sys\n"
+        "import os, sys\n"
         "import sessiontools._main as m\n"
-        "class Interrupt:\n"
+        "class Signal:\n"
         "    def find_spec(self, name, path=None, target=None):\n"
         "        if name == 'sessiontools._otel':\n"
-        "            raise KeyboardInterrupt\n"
-        "sys.meta_path.insert(0, Interrupt())\n"
+        f"            os.kill(os.getpid(), {signum})\n"
+        "sys.meta_path.insert(0, Signal())\n"
         "sys.argv = ['sessiontools', 'otel', sys.argv[1]]\n"
         "m.run()\n"
     )
@@ -375,6 +382,6 @@ def test_ctrl_c_while_the_command_is_imported_is_one_line_too(session: Path) -> 
         env=dict(os.environ, PYTHONPATH=str(REPO)),
         timeout=60,
     )
-    assert got.returncode == 130, got.stderr
-    assert got.stderr.decode().splitlines() == ["sessiontools: interrupted"]
+    assert got.returncode == status, got.stderr
+    assert got.stderr.decode().splitlines() == [said]
     assert got.stdout == b""

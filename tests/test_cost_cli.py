@@ -997,7 +997,9 @@ POOL_SIGNAL_SCRIPT = """
     def slow(name):  # a worker: says who it is, then takes its time
         with open(os.path.join(pids, str(os.getpid())), "w"):
             pass
-        time.sleep(60)
+        time.sleep(0.3)
+        return real(name)
+    real = _costread._read_log
     _costread._read_log = slow
     sys.argv = ["sessiontools", "cost", sys.argv[1], "--format", "json", "--out", sys.argv[2]]
     run()
@@ -1014,7 +1016,8 @@ POOL_SIGNAL_SCRIPT = """
 def test_cost_stopped_by_a_signal_stops_its_workers(
     tmp_path: Path, signum: int, group: bool, status: int, said: str
 ) -> None:
-    """While the pool reads: one line, 128 + the signal, no worker left, no output."""
+    """While the pool reads: the logs being read are read, then the command stops with one
+    line and 128 + the signal, leaving no worker and no output."""
     import signal
     import subprocess
     import sys
