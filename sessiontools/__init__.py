@@ -288,6 +288,11 @@ def __getattr__(name: str) -> Any:
     return value
 
 
+def __dir__() -> list[str]:
+    """The public names (those not loaded yet too), for ``dir()`` and tab completion."""
+    return sorted(__all__)
+
+
 __all__ = [
     "COLUMNS",
     "FORBIDDEN_DECISION",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import signal
 import stat
@@ -353,6 +354,10 @@ def _check_out(out: str, *inputs: str) -> None:
             )
 
 
+# A stream of this process given as a path: written into, never replaced.
+_STREAM = re.compile(r"/dev/(stdout|stderr|fd/\d+)$|/proc/self/fd/\d+$")
+
+
 class _Output:
     """Where the export goes. It is written to a temporary file first; once complete:
 
@@ -371,7 +376,11 @@ class _Output:
         self.mode: int | None = None  # its permission bits, when it exists
         try:
             st = os.stat(path) if path is not None and os.path.exists(path) else None
-            if path is None or (st is not None and not stat.S_ISREG(st.st_mode)):
+            if (
+                path is None
+                or (st is not None and not stat.S_ISREG(st.st_mode))
+                or _STREAM.match(path)  # /dev/stdout may be a regular file (`>> log`)
+            ):
                 self.file: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 - closed in __exit__
             else:
                 self.target = os.path.realpath(path)
@@ -429,9 +438,17 @@ class _Output:
 
     def _copy(self) -> None:
         self.file.seek(0)
-        if self.path is not None:
-            with open(self.path, "wb") as stream:
-                shutil.copyfileobj(self.file, stream)
+        stream = _STREAM.match(self.path) if self.path is not None else None
+        if stream is not None and stream[0] != "/dev/stdout":
+            # this process's own descriptor, as it is (appending, say): opening the path
+            # again would truncate a file it points to
+            fd = 2 if stream[0] == "/dev/stderr" else int(stream[0].rsplit("/", 1)[1])
+            with os.fdopen(fd, "wb", closefd=False) as descriptor:
+                shutil.copyfileobj(self.file, descriptor)
+            return
+        if self.path is not None and stream is None:
+            with open(self.path, "wb") as device:
+                shutil.copyfileobj(self.file, device)
             return
         if sys.stdout is None:
             raise _Failure("stdout is closed: give --out FILE", EXIT_DAMAGED)

@@ -385,3 +385,33 @@ def test_a_signal_while_the_command_is_imported_is_one_line_too(
     assert got.returncode == status, got.stderr
     assert got.stderr.decode().splitlines() == [said]
     assert got.stdout == b""
+
+
+@pytest.mark.parametrize("target", ["/dev/stdout", "/dev/fd/1"])
+def test_out_to_this_process_stdout_appends_to_a_file_it_appends_to(
+    session: Path, tmp_path: Path, target: str
+) -> None:
+    """`>> log` and `--out /dev/stdout`: the export is added to the log, never replaces it."""
+    import subprocess
+    import sys
+
+    from tests.helpers import REPO
+
+    log = tmp_path / "app.log"
+    log.write_bytes(b"before\n")
+    with open(log, "ab") as out:
+        got = subprocess.run(
+            [sys.executable, "-m", "sessiontools", "otel", str(session), "--out", target],
+            stdout=out,
+            stderr=subprocess.PIPE,
+            env=dict(os.environ, PYTHONPATH=str(REPO)),
+            timeout=60,
+        )
+    assert got.returncode == 0, got.stderr
+    assert log.read_bytes() == b"before\n" + expected(CRASH_AND_RESUME, conversation_id="run-42")
+
+
+def test_dir_lists_every_public_name() -> None:
+    import sessiontools
+
+    assert dir(sessiontools) == sorted(sessiontools.__all__)
