@@ -26,7 +26,7 @@ from ._names import FORMATS, GROUPS
 from ._otel import export_otlp_json, parse_span_id, parse_trace_id
 from ._version import __version__
 
-__all__ = ["cli", "main", "run"]
+__all__ = ["cli", "handle_signals", "main"]
 
 EXIT_OK = 0
 EXIT_DAMAGED = 1
@@ -497,9 +497,3 @@ def handle_signals() -> None:
     stops are ignored."""
     signal.signal(signal.SIGINT, _interrupted)
     signal.signal(signal.SIGTERM, _terminated)
-
-
-def run() -> NoReturn:
-    """``sys.exit(main())`` with the command's signal handling (``handle_signals``)."""
-    handle_signals()
-    sys.exit(main())

@@ -2,7 +2,7 @@
 
 Only this module loads before the command's code is imported. Ctrl-C and SIGTERM wait while
 it is imported (an extension module interrupted in its initialisation may crash), and are
-then handled as everywhere else: one line, and 130 or 143 (``_cli.run``).
+then handled as everywhere else: one line, and 130 or 143 (``_cli.handle_signals``).
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from typing import NoReturn
 
 
 def run() -> NoReturn:
-    """Import the command line and run it: ``sys.exit(_cli.main())`` (see ``_cli.run``)."""
+    """Import the command line and run it: ``sys.exit(_cli.main())``, with the command's
+    signal handling (``_cli.handle_signals``)."""
     stop = {signal.SIGINT, signal.SIGTERM}
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, stop)
     from ._cli import handle_signals, main  # here: what it imports waits for no signal

@@ -673,8 +673,16 @@ class _Spans:
         self.options = (conversation_id, parent_trace_id, parent_span_id, agent_name)
 
     def first(self, runs: Iterator[Run]) -> None:
-        options = self.options
-        self.envelope.spans(span for run in runs for span in _run_spans(run, *options))
+        conversation_id, parent_trace_id, parent_span_id, agent_name = self.options
+        self.envelope.spans(
+            trace_spans(
+                runs,
+                conversation_id=conversation_id,
+                parent_trace_id=parent_trace_id,
+                parent_span_id=parent_span_id,
+                agent_name=agent_name,
+            )
+        )
 
     def tail(
         self, runs: Iterator[Run], out: IO[bytes]

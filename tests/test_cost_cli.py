@@ -992,7 +992,7 @@ def test_markdown_escapes_a_pipe_in_a_cell(tmp_path: Path) -> None:
 POOL_SIGNAL_SCRIPT = """
     import os, sys, time
     from sessiontools import _costread
-    from sessiontools._cli import run
+    from sessiontools._main import run
     pids = sys.argv[3]
     def slow(name):  # a worker: says who it is, then takes its time
         with open(os.path.join(pids, str(os.getpid())), "w"):

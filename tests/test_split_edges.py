@@ -745,7 +745,7 @@ def test_random_logs_forked_at_each_run(tmp_path: Path, monkeypatch: pytest.Monk
 SIGNAL_SCRIPT = """
     import os, sys, time
     from sessiontools import _split
-    from sessiontools._cli import run
+    from sessiontools._main import run
     _split.SPLIT_FROM_BYTES = 0
     _split.available_cores = lambda: 2
     read_tail = _split.read_tail
