@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import warnings
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -11,75 +10,22 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from sessiontools import LogError, Prices, UsageConventionError, _split, read_costs
+from sessiontools import UsageConventionError, _split
 from sessiontools._split import find_cut as real_find_cut
 from tests.helpers import line, outcome, usage
-from tests.splitting import InProcessChild, line_starts
+from tests.splitting import cost_outcome, line_starts, split_here
 from tests.test_split import built_log, sample_logs
-
-# Every model the sample logs name, at made-up prices: no look-up in genai-prices, so the
-# comparison is of the rows, not of the price tables.
-PRICES = {
-    model: Prices(1.0, 2.0, 0.5, 1.25)
-    for model in (
-        "claude-sonnet-4-5",
-        "claude-opus-4-1",
-        "claude-haiku-4-5",
-        "gpt-5",
-        "gpt-5-mini",
-        "gpt-4.1",
-        "o3",
-    )
-}
-
-Tables = tuple[dict[str, Any] | None, list[tuple[type[Warning], str]], tuple[type, str] | None]
-
-
-def tables(path: Path, workers: int | None) -> Tables:
-    """The three frames (as plain data), the warnings and the error of reading ``path``."""
-    error = None
-    frames = None
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            t = read_costs(path, prices=PRICES, workers=workers)
-            frames = {
-                name: getattr(t, name).astype(object).where(getattr(t, name).notna(), None)
-                .to_dict("split")
-                for name in ("model_calls", "runs", "tool_calls")
-            }  # fmt: skip
-            frames["warnings"] = list(t.warnings)
-        except (LogError, UsageConventionError) as e:
-            error = (type(e), str(e))
-    said = [(w.category, str(w.message)) for w in caught]
-    return frames, said, error
 
 
 @pytest.fixture
 def cut_costs_at(monkeypatch: pytest.MonkeyPatch) -> Any:
     """Read costs in two, in this process, cut where the test says."""
-    ways: list[str] = []
     where: dict[str, int] = {}
-    monkeypatch.setattr(_split, "_Child", InProcessChild)
-    monkeypatch.setattr(_split, "find_cut", lambda path, size: where["cut"])
-    monkeypatch.setattr(_split, "SPLIT_FROM_BYTES", 0)
-    monkeypatch.setattr(_split, "available_cores", lambda: 2)
-    read_in_two = _split.read_in_two
+    ways = split_here(monkeypatch, lambda path: where["cut"])
 
-    def recording(*args: Any) -> Any:
-        way = "raised"
-        try:
-            result = read_in_two(*args)
-            way = result[0]
-        finally:
-            ways.append(way)
-        return result
-
-    monkeypatch.setattr(_split, "read_in_two", recording)
-
-    def run(path: Path, cut: int) -> Tables:
+    def run(path: Path, cut: int) -> Any:
         where["cut"] = cut
-        return tables(path, None)
+        return cost_outcome(path, None)
 
     run.ways = ways  # type: ignore[attr-defined]
     return run
@@ -88,7 +34,7 @@ def cut_costs_at(monkeypatch: pytest.MonkeyPatch) -> Any:
 def test_every_cut_of_every_log_gives_one_process_tables(tmp_path: Path, cut_costs_at: Any) -> None:
     tried = 0
     for path in sample_logs(tmp_path):
-        expected = tables(path, 1)
+        expected = cost_outcome(path, 1)
         for cut in line_starts(path.read_bytes()):
             assert cut_costs_at(path, cut) == expected, (path.name, cut)
             tried += 1
@@ -105,7 +51,7 @@ def test_run_index_and_labels_count_from_the_start(tmp_path: Path, cut_costs_at:
     assert cut is not None
     got = cut_costs_at(path, cut)
     assert cut_costs_at.ways == ["child"]
-    assert got == tables(path, 1)
+    assert got == cost_outcome(path, 1)
     frames, _, _ = got
     assert frames is not None
     runs = pd.DataFrame(**frames["runs"])
@@ -137,12 +83,12 @@ def test_negative_counts_on_both_sides_raise_the_first(tmp_path: Path, cut_costs
         path.write_bytes(body)
         cut = body.index(b'{"seq":10,')
         got = cut_costs_at(path, cut)
-        assert got == tables(path, 1)
+        assert got == cost_outcome(path, 1)
         assert got[2] is not None and got[2][0] is UsageConventionError
 
 
 def test_the_command_reads_a_large_log_in_two(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, split_ways: list[str]
 ) -> None:
     from click.testing import CliRunner
 
@@ -150,11 +96,6 @@ def test_the_command_reads_a_large_log_in_two(
 
     path = tmp_path / "built.jsonl"
     path.write_bytes(built_log(30))
-    ways: list[str] = []
-    read_in_two = _split.read_in_two
-    monkeypatch.setattr(
-        _split, "read_in_two", lambda *a: (lambda r: ways.append(r[0]) or r)(read_in_two(*a))
-    )
     outputs = []
     for split_from in (10**12, 0):
         monkeypatch.setattr(_split, "SPLIT_FROM_BYTES", split_from)
@@ -163,5 +104,5 @@ def test_the_command_reads_a_large_log_in_two(
         got = CliRunner().invoke(cli, ["cost", str(path), "--format", "json", "--out", str(out)])
         assert got.exit_code == 0, got.output
         outputs.append(out.read_bytes())
-    assert ways == ["child"]  # forked for real, the second time only
+    assert split_ways == ["child"]  # forked for real, the second time only
     assert outputs[0] == outputs[1]

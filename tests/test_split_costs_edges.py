@@ -13,72 +13,28 @@ from __future__ import annotations
 
 import os
 import random
-import warnings
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from sessiontools import LogError, Prices, UsageConventionError, _split, read_costs
-from tests.splitting import InProcessChild, line_starts
+from sessiontools import _split
+from tests.splitting import cost_outcome, cut_where, line_starts, split_here
 from tests.test_split import built_log
 from tests.test_split_edges import random_log
-
-PRICES = {
-    model: Prices(1.0, 2.0, 0.5, 1.25)
-    for model in ("claude-sonnet-4-5", "claude-haiku-4-5", "gpt-5", "gpt-5-mini", "gpt-4.1")
-}
-
-
-def outcome_of(paths: Any, workers: int | None, **kwargs: Any) -> Any:
-    """Everything read_costs gives: frames as plain data, skipped, warnings, error."""
-    error = None
-    frames = None
-    kwargs.setdefault("prices", PRICES)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            t = read_costs(paths, workers=workers, **kwargs)
-            frames = {
-                name: getattr(t, name).astype(object).where(getattr(t, name).notna(), None)
-                .to_dict("split")
-                for name in ("model_calls", "runs", "tool_calls")
-            }  # fmt: skip
-            frames["warnings"] = list(t.warnings)
-            frames["skipped"] = list(t.skipped)
-        except (LogError, UsageConventionError, OSError) as e:
-            error = (type(e), str(e))
-    said = [(w.category, str(w.message)) for w in caught]
-    return frames, said, error
 
 
 @pytest.fixture
 def cut_many(monkeypatch: pytest.MonkeyPatch) -> Any:
     """read_costs with workers=None, in this process, each log cut where the test says (by
     path; a log not named is not cut)."""
-    ways: list[str] = []
-    where: dict[str, int | None] = {}
-    monkeypatch.setattr(_split, "_Child", InProcessChild)
-    monkeypatch.setattr(_split, "find_cut", lambda path, size: where.get(os.fspath(path)))
-    monkeypatch.setattr(_split, "SPLIT_FROM_BYTES", 0)
-    monkeypatch.setattr(_split, "available_cores", lambda: 2)
-    read_in_two = _split.read_in_two
-
-    def recording(*args: Any) -> Any:
-        way = "raised"
-        try:
-            got = read_in_two(*args)
-            way = got[0]
-        finally:
-            ways.append(way)
-        return got
-
-    monkeypatch.setattr(_split, "read_in_two", recording)
+    where: dict[str, int] = {}
+    ways = split_here(monkeypatch, where.get)
 
     def run(paths: Any, cuts: dict[Path, int], **kwargs: Any) -> Any:
         where.clear()
         where.update({os.fspath(p): c for p, c in cuts.items()})
-        return outcome_of(paths, None, **kwargs)
+        return cost_outcome(paths, None, **kwargs)
 
     run.ways = ways  # type: ignore[attr-defined]
     return run
@@ -94,7 +50,7 @@ def test_random_logs_at_every_line_start(tmp_path: Path, cut_many: Any) -> None:
         data = random_log(random.Random(i))
         path = tmp_path / f"r{i}.jsonl"
         path.write_bytes(data)
-        expected = outcome_of(path, 1)
+        expected = cost_outcome(path, 1)
         for cut in line_starts(data):
             if cut_many(path, {path: cut}) != expected:
                 bad.append((i, cut))
@@ -135,7 +91,7 @@ def test_mutated_random_logs_at_every_line_start(
         data = mutate(r, random_log(r))
         path = tmp_path / f"m{i}.jsonl"
         path.write_bytes(data)
-        expected = outcome_of(path, 1, skip_damaged=skip_damaged)
+        expected = cost_outcome(path, 1, skip_damaged=skip_damaged)
         for cut in line_starts(data):
             if cut_many(path, {path: cut}, skip_damaged=skip_damaged) != expected:
                 bad.append((i, cut))
@@ -178,7 +134,7 @@ def test_same_runs_in_several_logs_one_of_them_split(tmp_path: Path, cut_many: A
         transcript.write_bytes(transcript_of(data, r.choice(starts), r.choice([0.5, 0.000001])))
         for paths in ([copy, session, transcript], [transcript, session], [session, copy, session]):
             for skip in (False, True):
-                expected = outcome_of(paths, 1, skip_damaged=skip)
+                expected = cost_outcome(paths, 1, skip_damaged=skip)
                 for cut in starts:
                     tried += 1
                     # the session (and a second time the same file) is cut
@@ -191,15 +147,13 @@ def test_same_runs_in_several_logs_one_of_them_split(tmp_path: Path, cut_many: A
 @pytest.fixture
 def forked(monkeypatch: pytest.MonkeyPatch, split_ways: list[str]) -> Any:
     """read_costs with workers=None, forked for real, each log cut where the test says."""
-    where: dict[str, int | None] = {}
-    monkeypatch.setattr(_split, "find_cut", lambda path, size: where.get(os.fspath(path)))
-    monkeypatch.setattr(_split, "SPLIT_FROM_BYTES", 0)
-    monkeypatch.setattr(_split, "available_cores", lambda: 2)
+    where: dict[str, int] = {}
+    cut_where(monkeypatch, where.get)
 
     def run(paths: Any, cuts: dict[Path, int], **kwargs: Any) -> Any:
         where.clear()
         where.update({os.fspath(p): c for p, c in cuts.items()})
-        return outcome_of(paths, None, **kwargs)
+        return cost_outcome(paths, None, **kwargs)
 
     run.ways = split_ways  # type: ignore[attr-defined]
     return run
@@ -213,7 +167,7 @@ def test_mutated_random_logs_forked_at_each_run(tmp_path: Path, forked: Any) -> 
         path = tmp_path / f"f{i}.jsonl"
         path.write_bytes(data)
         for skip in (False, True):
-            expected = outcome_of(path, 1, skip_damaged=skip)
+            expected = cost_outcome(path, 1, skip_damaged=skip)
             for cut in run_starts(data):
                 if forked(path, {path: cut}, skip_damaged=skip) != expected:
                     bad.append((i, skip, cut))
