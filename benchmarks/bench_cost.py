@@ -36,19 +36,17 @@ import argparse
 import json
 import os
 import platform
-import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
+from _children import bytecode_cache_env, count_lines, run_child, sessiontools_command
 
 HERE = Path(__file__).resolve().parent
-MIB = 1 << 20
 RATIO_GOAL = 2.0
 DEFAULT_LOG = Path("/tmp/bench/100mb.jsonl")
 
@@ -118,14 +116,6 @@ class Measure:
         return self.cpu_seconds / self.seconds
 
 
-def cost_command() -> list[str]:
-    """``sessiontools`` from this interpreter's environment."""
-    script = shutil.which("sessiontools", path=str(Path(sys.executable).parent))
-    if script is not None:
-        return [script]
-    return [sys.executable, "-m", "sessiontools"]
-
-
 def measure(
     argv: Sequence[str], ok: Sequence[int] = (0,), env: dict[str, str] | None = None
 ) -> Measure:
@@ -134,30 +124,8 @@ def measure(
     Raises:
         SystemExit: the command exited with a status not in ``ok``.
     """
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        started = time.perf_counter()
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env)
-        _, status, usage = os.wait4(proc.pid, 0)
-        seconds = time.perf_counter() - started
-        proc.returncode = os.waitstatus_to_exitcode(status)  # reaped: Popen must not wait again
-        out.seek(0)
-        err.seek(0)
-        stdout = out.read().decode("utf-8", "replace")
-        stderr = err.read().decode("utf-8", "replace")
-    if proc.returncode not in ok:
-        raise SystemExit(f"{' '.join(argv)}: exit status {proc.returncode}\n{stderr[-2000:]}")
-    return Measure(seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, stdout)
-
-
-def count_lines(path: Path) -> int:
-    """Lines in the file (a last line without ``\\n`` counts); reading it also warms the cache."""
-    lines = 0
-    last = b"\n"
-    with open(path, "rb") as f:
-        while chunk := f.read(MIB):
-            lines += chunk.count(b"\n")
-            last = chunk[-1:]
-    return lines + (last != b"\n")
+    child = run_child(argv, env=env, ok=ok)
+    return Measure(child.seconds, child.cpu_seconds, child.max_rss_kib, child.stdout)
 
 
 def model_calls_in(paths: Sequence[Path]) -> int:
@@ -201,8 +169,7 @@ def bench_large(log: Path, repeat: int) -> None:
     lines = count_lines(log)
     measures: dict[str, list[Measure]] = {"floor": [], "None": [], "1": []}
     with tempfile.TemporaryDirectory(prefix="bench_cost.") as tmp:
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        env["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
+        env = bytecode_cache_env(Path(tmp) / "pycache")
         for round_ in range(repeat + 1):  # the first round fills the bytecode cache, untimed
             for name, measured in measures.items():
                 code = FLOOR if name == "floor" else FRAME
@@ -274,7 +241,15 @@ def bench_many(count: int, repeat: int) -> None:
         for _ in range(repeat):
             floors.append(measure([sys.executable, "-c", FLOOR_MANY, str(logs_dir)]))
             out.unlink(missing_ok=True)
-            argv = [*cost_command(), "cost", str(logs_dir), "--format", "json", "--out", str(out)]
+            argv = [
+                *sessiontools_command(),
+                "cost",
+                str(logs_dir),
+                "--format",
+                "json",
+                "--out",
+                str(out),
+            ]
             runs.append(measure(argv, ok=(0, 1)))
         document = json.loads(out.read_bytes())
     floor = min(floors, key=lambda m: m.seconds)

@@ -34,14 +34,13 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from _children import MIB, bytecode_cache_env, count_lines, run_child, sessiontools_command
 
 #: The floor: parse every line, keep nothing.
 FLOOR = """\
@@ -62,7 +61,6 @@ with open(sys.argv[2], "wb") as out:
     sessiontools.export_otlp_json(sys.argv[1], out.write, workers=1)
 """
 
-MIB = 1 << 20
 RATIO_GOAL = 2.0
 
 
@@ -103,55 +101,24 @@ class Row:
         return self.otel.max_rss_kib - self.floor.max_rss_kib
 
 
-def otel_command() -> list[str]:
-    """``sessiontools`` from this interpreter's environment."""
-    script = shutil.which("sessiontools", path=str(Path(sys.executable).parent))
-    if script is not None:
-        return [script]
-    return [sys.executable, "-m", "sessiontools"]
-
-
 def measure(argv: Sequence[str], env: dict[str, str]) -> tuple[Measure, str]:
     """Run ``argv`` to completion; its time, CPU time, peak RSS and standard error.
 
     Raises:
         SystemExit: the command failed.
     """
-    with tempfile.TemporaryFile() as err:
-        started = time.perf_counter()
-        proc = subprocess.Popen(
-            argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, env=env
-        )
-        _, status, usage = os.wait4(proc.pid, 0)
-        seconds = time.perf_counter() - started
-        proc.returncode = os.waitstatus_to_exitcode(status)  # reaped: Popen must not wait again
-        err.seek(0)
-        stderr = err.read().decode("utf-8", "replace")
-    if proc.returncode != 0:
-        raise SystemExit(f"{' '.join(argv)}: exit status {proc.returncode}\n{stderr[-2000:]}")
-    return Measure(seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss), stderr
-
-
-def count_lines(path: Path) -> int:
-    """Lines in the file (a last line without ``\\n`` counts); reading it also warms the cache."""
-    lines = 0
-    last = b"\n"
-    with open(path, "rb") as f:
-        while chunk := f.read(MIB):
-            lines += chunk.count(b"\n")
-            last = chunk[-1:]
-    return lines + (last != b"\n")
+    child = run_child(argv, env=env)
+    return Measure(child.seconds, child.cpu_seconds, child.max_rss_kib), child.stderr
 
 
 def bench(log: Path, repeat: int, workdir: Path) -> Row:
     size = log.stat().st_size
     lines = count_lines(log)
     out = workdir / "otel.json"
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPYCACHEPREFIX"] = str(workdir / "pycache")
+    env = bytecode_cache_env(workdir / "pycache")
     commands = {
         "floor": [sys.executable, "-c", FLOOR, str(log)],
-        "otel": [*otel_command(), "otel", str(log), "--out", str(out)],
+        "otel": [*sessiontools_command(), "otel", str(log), "--out", str(out)],
         "one process": [sys.executable, "-c", ONE_PROCESS, str(log), str(out)],
     }
     measures: dict[str, list[Measure]] = {name: [] for name in commands}
@@ -237,7 +204,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--repeat must be at least 1")
     print(
         f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs; "
-        f"otel: {' '.join(otel_command())}; min time and max peak RSS of {args.repeat} runs each"
+        f"otel: {' '.join(sessiontools_command())}; "
+        f"min time and max peak RSS of {args.repeat} runs each"
     )
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench_otel.") as tmp:
