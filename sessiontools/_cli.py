@@ -230,9 +230,11 @@ def cost(
     fmt: str,
     out: str | None,
 ) -> int:
-    """What the model calls of the logs in PATH... cost: files, directories (their *.jsonl) or
-    globs. A damaged log is reported and skipped; the others still count (exit status 1)."""
+    """What the model calls of the logs in PATH... cost: files, directories (their *.jsonl and
+    *.jsonl.gz), globs, or - for standard input. A damaged or unreadable log is reported and
+    skipped; the others still count (exit status 1)."""
     # pandas and genai-prices load only for this command (`otel` starts in a tenth of the time)
+    from ._costread import LogStream
     from ._frames import find_logs
     from ._prices import PriceBook, PriceFileError
     from ._report import cost_report, render
@@ -240,8 +242,19 @@ def cost(
     try:
         since_at = _time(since, "--since")
         until_at = _time(until, "--until")
+        if since_at is not None and until_at is not None and since_at >= until_at:
+            raise click.UsageError(
+                f"--since {since} is not before --until {until}: no call is made in between"
+            )
+        if paths.count("-") > 1:
+            raise click.BadParameter(
+                "- (standard input) is given more than once", param_hint="PATH"
+            )
+        items: list[Any] = [
+            LogStream(_stdin("PATH"), "<stdin>") if path == "-" else path for path in paths
+        ]
         try:
-            logs = find_logs(paths)
+            logs = find_logs(items)
         except FileNotFoundError as e:
             raise click.BadParameter(str(e), param_hint="PATH") from None
         try:
@@ -251,6 +264,8 @@ def cost(
             raise click.BadParameter(message, param_hint="--prices") from None
         if out is not None:
             _check_out(out, *(os.fspath(log) for log in logs if isinstance(log, os.PathLike)))
+            if "-" in paths:
+                _check_out_stdin(out)
         with _warnings_to_stderr("cost"), _progress(len(logs)) as step:
             report = cost_report(
                 logs,
@@ -263,6 +278,13 @@ def cost(
             )
         for skipped in report.tables.skipped:
             _say(f"sessiontools cost: error: {skipped.problem}; skipped")
+        copies = report.tables.copies
+        if copies:
+            _say(
+                f"sessiontools cost: note: {len(copies)} of {len(logs)} logs were copies of "
+                "other logs given (each held only runs that another log holds as far or "
+                "further): every run was counted once"
+            )
         with _Output(out) as target:
             target.write(render(report, fmt).encode())
             target.commit()
@@ -270,6 +292,22 @@ def cost(
         _say(f"sessiontools cost: error: {e}")
         return e.exit_code
     return EXIT_DAMAGED if report.tables.skipped else EXIT_OK
+
+
+def _check_out_stdin(out: str) -> None:
+    """``--out`` must not be the file standard input reads (``cost - --out s.jsonl <
+    s.jsonl`` would replace the log being read with the report)."""
+    try:
+        given = os.fstat(sys.stdin.fileno()) if sys.stdin is not None else None
+        target = os.stat(out) if os.path.exists(out) else None
+    except (OSError, ValueError):  # no descriptor (a test's stdin), or nothing to stat
+        return
+    if given is not None and target is not None and os.path.samestat(given, target):
+        raise click.BadParameter(
+            "is the file standard input reads, a log being read; a reader never changes a "
+            "session file",
+            param_hint="--out",
+        )
 
 
 def _time(text: str | None, flag: str) -> Any:
@@ -317,9 +355,9 @@ def _id(parse: Any, text: str | None, flag: str) -> bytes | None:
     return ident
 
 
-def _stdin() -> IO[bytes]:
+def _stdin(param: str = "SESSION") -> IO[bytes]:
     if sys.stdin is None:
-        raise click.BadParameter("stdin is closed", param_hint="SESSION")
+        raise click.BadParameter("stdin is closed", param_hint=param)
     return sys.stdin.buffer
 
 

@@ -9,12 +9,14 @@ processes read.
 from __future__ import annotations
 
 import concurrent.futures
+import errno
+import fnmatch
 import functools
 import glob
-import hashlib
 import multiprocessing
 import os
 import signal
+import stat
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -24,17 +26,34 @@ from typing import IO, Any, TypeAlias
 from . import _split
 from ._entries import Usage
 from ._errors import LogError, SessionToolsWarning
+from ._identity import RunIdentity, run_identity
 from ._model import Run, Session, SessionFold, iter_runs
 from ._otel import default_conversation_id
 from ._reader import ClosingLine, LogReader
 from ._split import available_cores, default_signals
 from ._usage import UsageConventionError, check_counts
 
-__all__ = ["COLUMNS", "MAX_WORKERS", "PARALLEL_FROM", "LogReads", "Logs", "find_logs"]
+__all__ = [
+    "COLUMNS",
+    "LOG_PATTERNS",
+    "MAX_WORKERS",
+    "PARALLEL_FROM",
+    "DirectoryError",
+    "Found",
+    "LogReads",
+    "LogStream",
+    "Logs",
+    "Unlisted",
+    "find_logs",
+]
 
-#: What ``read_costs`` takes: a path to a log, a directory (searched for ``*.jsonl``), a glob
-#: pattern, a ``Session`` already read, or an iterable of these.
-Logs: TypeAlias = "str | os.PathLike[str] | Session | Iterable[str | os.PathLike[str] | Session]"
+#: What ``read_costs`` takes: a path to a log, a directory (searched for ``*.jsonl`` and
+#: ``*.jsonl.gz``), a glob pattern, a file opened in binary mode (standard input), a ``Session``
+#: already read, what ``find_logs`` found, or an iterable of these.
+Logs: TypeAlias = (
+    "str | os.PathLike[str] | IO[bytes] | Session | LogStream | Unlisted "
+    "| Iterable[str | os.PathLike[str] | IO[bytes] | Session | LogStream | Unlisted]"
+)
 
 _TIME = "datetime64[ns, UTC]"
 
@@ -110,37 +129,127 @@ _HEAD = ("session", "conversation_id", "run_index", "run_start_seq")
 _TOKENS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
 
 
-def find_logs(logs: Logs) -> list[Path | Session]:
-    """The logs ``read_costs`` reads, in its order: directories (their ``*.jsonl``,
-    recursively) and globs expanded and sorted; sessions as they are.
+#: The names a directory's logs have (``*.jsonl.gz``: a log kept compressed).
+LOG_PATTERNS = ("*.jsonl", "*.jsonl.gz")
+
+
+@dataclass(frozen=True, slots=True)
+class LogStream:
+    """A log read from a file already open in binary mode (standard input), by ``name``."""
+
+    file: IO[bytes]
+    name: str
+
+
+class DirectoryError(OSError):
+    """A directory given (or found inside one) whose logs cannot be listed."""
+
+    def __str__(self) -> str:
+        return f"{self.filename}: cannot read the directory: {self.strerror}"
+
+
+@dataclass(frozen=True, slots=True)
+class Unlisted:
+    """A directory that could not be searched: reading it gives its ``DirectoryError``."""
+
+    path: Path
+    error: DirectoryError
+
+
+#: What ``find_logs`` finds.
+Found: TypeAlias = "Path | Session | LogStream | Unlisted"
+
+# A stat that fails with these means the path names nothing (a symlink loop is a broken link).
+_MISSING = (errno.ENOENT, errno.ENOTDIR, errno.ELOOP)
+
+
+def find_logs(logs: Logs) -> list[Found]:
+    """The logs ``read_costs`` reads, in its order: directories (their ``*.jsonl`` and
+    ``*.jsonl.gz``, recursively, not through symbolic links to directories) and globs expanded
+    and sorted; files open in binary mode (``LogStream``) and sessions as they are. What it
+    found can be given to it again, unchanged.
+
+    A path that exists but cannot be examined (a name too long for the system, a file in a
+    directory without permission) is kept: reading it says why it cannot be read. A directory
+    that cannot be listed, or a directory inside it, is ``Unlisted``: reading it raises its
+    ``DirectoryError`` (an ``OSError``), as an unreadable log raises its own.
 
     Raises:
-        FileNotFoundError: a path or pattern that names nothing.
+        FileNotFoundError: a path or pattern that names nothing, a broken symbolic link, a
+            path that is neither a file nor a directory, a directory with no log and nothing
+            it could not read.
     """
-    items: Iterable[Any] = [logs] if isinstance(logs, str | os.PathLike | Session) else logs
-    out: list[Path | Session] = []
+    items: Iterable[Any] = (
+        [logs]
+        if isinstance(logs, str | os.PathLike | Session | LogStream | Unlisted) or _is_file(logs)
+        else logs
+    )  # fmt: skip
+    out: list[Found] = []
     for item in items:
-        if isinstance(item, Session):
+        if isinstance(item, Session | LogStream | Unlisted):  # found already
             out.append(item)
             continue
+        if _is_file(item):
+            name = getattr(item, "name", None)
+            out.append(LogStream(item, name if isinstance(name, str) else "<stream>"))
+            continue
         path = Path(item)
-        if path.is_dir():
-            found = sorted(p for p in path.rglob("*.jsonl") if p.is_file())
-            if not found:
-                raise FileNotFoundError(f"no *.jsonl log in {path}")
-            out.extend(found)
-        elif path.is_file():
-            out.append(path)
-        elif path.exists() or os.path.lexists(path):
-            what = "a broken symbolic link" if not path.exists() else "not a file"
-            raise FileNotFoundError(f"{path} is {what}")
-        else:
+        try:
+            st = os.stat(path)
+        except OSError as e:
+            if e.errno not in _MISSING and not glob.has_magic(os.fspath(item)):
+                out.append(path)  # it is there, or may be: its read says what is wrong
+                continue
+            if os.path.lexists(path):
+                raise FileNotFoundError(f"{path} is a broken symbolic link") from None
             matches = sorted(glob.glob(os.fspath(item), recursive=True))
-            files = [Path(m) for m in matches if Path(m).is_file()]
+            files = [Path(m) for m in matches if os.path.isfile(m)]
             if not files:
-                raise FileNotFoundError(f"no log at {os.fspath(item)}")
+                raise FileNotFoundError(f"no log at {os.fspath(item)}") from None
             out.extend(files)
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            found = _search(path)
+            if not found:
+                raise FileNotFoundError(f"no {' or '.join(LOG_PATTERNS)} log in {path}")
+            out.extend(found)
+        elif stat.S_ISREG(st.st_mode):
+            out.append(path)
+        else:
+            raise FileNotFoundError(f"{path} is not a file")
     return out
+
+
+def _is_file(item: object) -> bool:
+    """A file object (opened in binary mode, we trust), not a path or a list of paths."""
+    return hasattr(item, "read") and not isinstance(item, str | os.PathLike | Session)
+
+
+def _search(directory: Path) -> list[Path | Unlisted]:
+    """The logs in ``directory`` and below, sorted by path, with the directories that could
+    not be listed in their place. Symbolic links to directories are not followed (as
+    ``Path.rglob``); a symbolic link to a log is a log."""
+    found: list[tuple[Path, Path | Unlisted]] = []
+
+    def unlisted(error: OSError) -> None:
+        where = Path(error.filename) if error.filename is not None else directory
+        problem = DirectoryError(error.errno, error.strerror, os.fspath(where))
+        found.append((where, Unlisted(where, problem)))
+
+    for root, _, names in os.walk(directory, onerror=unlisted):
+        for name in names:
+            if any(fnmatch.fnmatchcase(name, pattern) for pattern in LOG_PATTERNS):
+                path = Path(root, name)
+                try:
+                    is_file = stat.S_ISREG(os.stat(path).st_mode)  # a symlink to a log is a log
+                except OSError as e:
+                    # a broken symbolic link is no log; one that cannot be examined (a
+                    # directory that can be listed but not searched) is: its read says why
+                    is_file = e.errno not in _MISSING
+                if is_file:
+                    found.append((path, path))
+    found.sort(key=lambda pair: pair[0])
+    return [item for _, item in found]
 
 
 class _Columns:
@@ -152,30 +261,6 @@ class _Columns:
 
     def __len__(self) -> int:
         return len(self.data["session"])
-
-
-def _identity(run: Run) -> tuple[int, int, bytes | None]:
-    """What makes a run the same run in two logs: where and when it starts (``seq`` and Unix
-    nanoseconds), and its first model call (a 128-bit digest of its entry's ``seq``, time,
-    model and usage; ``None`` before the first call). A session, the transcript of one of its
-    runs, and a copy of the session taken at any moment share it; two sessions that started in
-    the same nanosecond still differ by their first call."""
-    first: tuple[object, ...] | None = None
-    turn = run.turns[0] if run.turns else None
-    failed = run.failed_calls[0] if run.failed_calls else None
-    if turn is not None and (failed is None or turn.seq < failed.seq):
-        first = (turn.seq, turn.time_unix_nano, turn.model, *_counts(turn.usage))
-    elif failed is not None:
-        first = (failed.seq, failed.time_unix_nano, failed.error.kind, failed.error.message)
-    digest = None
-    if first is not None:
-        text = repr(first).encode("utf-8", "surrogatepass")
-        digest = hashlib.blake2b(text, digest_size=16).digest()
-    return run.start_seq, run.start_time_unix_nano, digest
-
-
-def _counts(u: Usage) -> tuple[int, int, int, int]:
-    return (u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens)
 
 
 def _check_usage(name: str, run: Run) -> None:
@@ -225,7 +310,7 @@ class _LogRows:
         self.tools = _Columns("tool_calls")
         self.call_run: list[int] = []  # each model call's run row
         self.call_tool: list[int] = []  # each model call's tool call row, -1 for a turn
-        self.identities: list[tuple[int, int, bytes | None]] = []
+        self.identities: list[RunIdentity] = []
         self.end_seqs: list[int] = []
         self.call_counts: list[int] = []
         self.tool_counts: list[int] = []
@@ -241,7 +326,7 @@ class _LogRows:
             UsageConventionError: the run has a negative token count (nothing is added).
         """
         _check_usage(self.name, run)
-        self.identities.append(_identity(run))
+        self.identities.append(run_identity(run))
         self.end_seqs.append(run.end_seq)
         calls_before, tools_before = len(self.calls), len(self.tools)
         self._run(self.name, self.conversation_id, run)
@@ -327,18 +412,21 @@ class _LogRows:
         self.call_tool.append(tool_row)
 
     def _run(self, name: str, conversation_id: str, run: Run) -> None:
+        """The rows of one run. Its model calls are in the order of the log (``seq``, then
+        the order of a result's ``usage``): turns, failed calls and the calls its tools made,
+        interleaved as they happened."""
         head = (name, conversation_id, run.index, run.start_seq)
         run_row = len(self.runs)
-        for t in run.turns:
-            self._call(
-                head, run_row, -1, t.seq, 0, t.time_unix_nano, "turn", None, None,
-                t.provider, t.model, t.stop, None, t.usage,
-            )  # fmt: skip
-        for f in run.failed_calls:
-            self._call(
-                head, run_row, -1, f.seq, 0, f.time_unix_nano, "turn", None, None,
-                f.provider, f.request_model, "", f.error.kind or "model_error", None,
-            )  # fmt: skip
+        calls: list[tuple[Any, ...]] = [
+            (t.seq, 0, -1, t.time_unix_nano, "turn", None, None,
+             t.provider, t.model, t.stop, None, t.usage)
+            for t in run.turns
+        ]  # fmt: skip
+        calls += [
+            (f.seq, 0, -1, f.time_unix_nano, "turn", None, None,
+             f.provider, f.request_model, "", f.error.kind or "model_error", None)
+            for f in run.failed_calls
+        ]  # fmt: skip
         tools = self.tools.data
         for c in run.tool_calls:
             tool_row = len(self.tools)
@@ -355,11 +443,14 @@ class _LogRows:
             tools["model_calls"].append(len(c.model_calls))
             # A tool's own model calls have no time of their own: its result's, when it ended.
             seq = c.result_seq if c.result_seq is not None else c.open_seq
-            for m in c.model_calls:
-                self._call(
-                    head, run_row, tool_row, seq, m.index, c.end_time_unix_nano, "tool",
-                    c.tool or None, c.call_id, "", m.model, "", None, m.usage,
-                )  # fmt: skip
+            calls += [
+                (seq, m.index, tool_row, c.end_time_unix_nano, "tool",
+                 c.tool or None, c.call_id, "", m.model, "", None, m.usage)
+                for m in c.model_calls
+            ]  # fmt: skip
+        calls.sort(key=_log_order)  # each part is in order already: cheap
+        for seq, index, tool_row, *rest in calls:
+            self._call(head, run_row, tool_row, seq, index, *rest)
         runs = self.runs.data
         _put(runs, head)
         runs["start"].append(run.start_time_unix_nano)
@@ -370,6 +461,10 @@ class _LogRows:
         runs["tool_calls"].append(len(run.tool_calls))
         runs["failed_calls"].append(len(run.failed_calls))
         runs["labels"].append(run.labels)
+
+
+def _log_order(call: tuple[Any, ...]) -> tuple[int, int]:
+    return call[0], call[1]
 
 
 def _put(columns: dict[str, list[Any]], head: tuple[str, str, int, int]) -> None:
@@ -394,16 +489,19 @@ class _LogRead:
     error: LogError | UsageConventionError | OSError | None
 
 
-def _read_log(name: str, split: bool = False) -> _LogRead:
-    """Read one log; what goes wrong is returned, to be raised (or skipped) in order.
-    ``split``: read a large log in two processes (``_split.plan_cut`` with ``None``)."""
+def _read_log(source: str | LogStream, split: bool = False) -> _LogRead:
+    """Read one log (a path, or a file open in binary mode, which is never cut in two); what
+    goes wrong is returned, to be raised (or skipped) in order. ``split``: read a large log in
+    two processes (``_split.plan_cut`` with ``None``)."""
     rows = None
     error: LogError | UsageConventionError | OSError | None = None
+    name = source.name if isinstance(source, LogStream) else source
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SessionToolsWarning)
         try:
-            with LogReader(name, name=name) as log:
-                cut = _split.plan_cut(log, None) if split else None
+            opened = source.file if isinstance(source, LogStream) else source
+            with LogReader(opened, name=name) as log:
+                cut = _split.plan_cut(log, None) if split and opened is name else None
                 if cut is None:
                     runs_read = list(iter_runs(log, SessionFold(name)))
                     rows = _LogRows(name, runs_read, log.closing_line)
@@ -502,9 +600,9 @@ class LogReads:
         ValueError: ``workers`` is below 1.
     """
 
-    def __init__(self, items: Sequence[Path | Session], workers: int | None = None) -> None:
+    def __init__(self, items: Sequence[Found], workers: int | None = None) -> None:
         self.items = list(items)
-        paths = [os.fspath(item) for item in self.items if not isinstance(item, Session)]
+        paths = [os.fspath(item) for item in self.items if isinstance(item, Path)]
         split = workers != 1  # without a pool, a large log is read in two processes
         if workers is None:
             workers = min(available_cores(), MAX_WORKERS) if len(paths) >= PARALLEL_FROM else 1
@@ -534,7 +632,14 @@ class LogReads:
 
     def __iter__(self) -> Iterator[_LogRead | Session]:
         for item in self.items:
-            yield item if isinstance(item, Session) else next(self._reads)
+            if isinstance(item, Session):
+                yield item
+            elif isinstance(item, LogStream):
+                yield _read_log(item)  # here, in order: the file is this process's
+            elif isinstance(item, Unlisted):
+                yield _LogRead(os.fspath(item.path), None, (), item.error)
+            else:
+                yield next(self._reads)
 
     def close(self) -> None:
         """Stop the pool, if any: reads not started are dropped, and the logs being read are

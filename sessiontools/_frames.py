@@ -36,6 +36,7 @@ from ._costread import (
     _TIME,
     _TOKENS,
     COLUMNS,
+    DirectoryError,
     LogReads,
     Logs,
     _Columns,
@@ -62,6 +63,7 @@ __all__ = [
     "read_costs",
     "runs",
     "tool_calls",
+    "usd_text",
 ]
 
 #: The prices ``read_costs`` takes: a ``PriceBook``, a price file, or ``Prices`` by model id.
@@ -74,6 +76,21 @@ _RATE_FIELDS = (
     ("cache_read_tokens", "cache_read"),
     ("cache_write_tokens", "cache_write"),
 )
+
+
+def usd_text(value: float) -> str:
+    """US dollars for a person, rounded for display only: six decimals (``0.004599``), more
+    when a cost is so small that six would show fewer than three significant digits
+    (``0.0000000500`` for $5e-8), and beyond twelve decimals scientific notation
+    (``1.00e-15``). A cost above zero is never shown as zero; zero is ``0.000000``."""
+    if value == 0:
+        return "0.000000"
+    if not math.isfinite(value):
+        return str(value)
+    decimals = max(6, 2 - math.floor(math.log10(abs(value))))
+    if decimals > 12:
+        return f"{value:.2e}"
+    return f"{value:.{decimals}f}"
 
 
 class CostMismatchWarning(SessionToolsWarning):
@@ -90,13 +107,16 @@ class SkippedLog:
 
 @dataclass(frozen=True, slots=True)
 class CostTables:
-    """What ``read_costs`` read: the three frames, the logs it skipped, its warnings."""
+    """What ``read_costs`` read: the three frames, the logs it skipped, its warnings, and the
+    logs that were copies of others (``copies``: names, in the order given; each held only
+    runs counted from another log given, so nothing of them was counted twice)."""
 
     model_calls: pd.DataFrame
     runs: pd.DataFrame
     tool_calls: pd.DataFrame
     skipped: tuple[SkippedLog, ...]
     warnings: tuple[str, ...]
+    copies: tuple[str, ...] = ()
 
 
 class _Builder:
@@ -111,35 +131,81 @@ class _Builder:
         self.reported: dict[int, float] = {}  # run row -> the cost a transcript reported
         # Each run once, in the order first read: the read of it that goes furthest.
         self._chosen: list[tuple[_LogRows, int]] = []
-        self._by_start: dict[tuple[int, int], list[int]] = {}  # (seq, time) -> runs there
+        self._by_start: dict[bytes, list[int]] = {}  # RunIdentity.start -> runs there
+        # every log added, in order: its name, and for each run the run it is and its end seq
+        self._logs: list[tuple[str, list[tuple[int, int]]]] = []
 
     def add(self, log: _LogRows) -> None:
         """The rows of one log (a session, a run's transcript, a copy taken at any moment).
 
-        The same run read twice is one run (costs.md): same start (``seq`` and time) and same
-        first model call, or no model call yet in one of the reads. Its rows come from the read
-        that goes furthest (the greater ``seq`` at its end; the first read on a tie), which
-        holds every model call of the other.
+        The same run read twice is one run (costs.md; ``RunIdentity.same_run``: the same
+        ``run_started`` entry, and the same first model call or none yet in one of the reads).
+        Its rows come from the read that goes furthest (the greater ``seq`` at its end; the
+        first read on a tie), which holds every model call of the other.
         """
-        for i, (start_seq, start_time, first) in enumerate(log.identities):
+        held: list[tuple[int, int]] = []
+        self._logs.append((log.name, held))
+        for i, identity in enumerate(log.identities):
             same = None
-            for row in self._by_start.get((start_seq, start_time), ()):
+            for row in self._by_start.get(identity.start, ()):
                 kept, j = self._chosen[row]
-                other = kept.identities[j][2]
-                if first is None or other is None or first == other:
+                if identity.same_run(kept.identities[j]):
                     same = row
                     break
             if same is None:
                 same = len(self._chosen)
-                self._by_start.setdefault((start_seq, start_time), []).append(same)
+                self._by_start.setdefault(identity.start, []).append(same)
                 self._chosen.append((log, i))
             else:
                 kept, j = self._chosen[same]
                 if log.end_seqs[i] > kept.end_seqs[j]:
                     self._chosen[same] = (log, i)
+            held.append((same, log.end_seqs[i]))
             if i == len(log.identities) - 1 and log.reported_cost_usd is not None:
                 # A transcript holds one run's entries; its closing line prices that run.
                 self.reported[same] = log.reported_cost_usd
+
+    def copies(self) -> list[str]:
+        """The logs that are copies of another log given, in the order given.
+
+        A log is a copy when one other log holds each of its runs, as far or further (a byte
+        copy, a copy taken earlier, the transcript of one of its runs); of logs that hold the
+        same runs equally far, the first given is not a copy and the others are. A log with no
+        run is no copy. Nothing of a copy is counted twice (see ``add``), whichever read of
+        each run is counted.
+        """
+        ends: list[dict[int, int]] = []  # per log: run -> the furthest end seq it holds
+        for _, held in self._logs:
+            furthest: dict[int, int] = {}
+            for run, end in held:
+                furthest[run] = max(end, furthest.get(run, end))
+            ends.append(furthest)
+        copy = [False] * len(ends)
+        first: dict[frozenset[tuple[int, int]], int] = {}
+        holders: dict[int, list[int]] = {}  # run -> the logs holding it (one per content)
+        distinct: list[int] = []
+        for k, furthest in enumerate(ends):
+            if not furthest:
+                continue
+            key = frozenset(furthest.items())
+            if key in first:
+                copy[k] = True  # the same runs as an earlier log, as far
+                continue
+            first[key] = k
+            distinct.append(k)
+            for run in furthest:
+                holders.setdefault(run, []).append(k)
+        for k in distinct:
+            furthest = ends[k]
+            others: set[int] | None = None
+            for run in sorted(furthest, key=lambda r: len(holders[r])):  # rarest first
+                here = {m for m in holders[run] if m != k and ends[m][run] >= furthest[run]}
+                others = here if others is None else others & here
+                if not others:
+                    break
+            # another log's content holds all of this one's, and differs: it holds more
+            copy[k] = bool(others)
+        return [name for (name, _), is_copy in zip(self._logs, copy, strict=True) if is_copy]
 
     def _assemble(self) -> None:
         """The columns, from the chosen reads, a run after another (consecutive runs of one
@@ -181,6 +247,7 @@ class _Builder:
         calls["cost_usd"] = cost
         calls["priced"] = priced
         calls["price_source"] = pd.Series(source, dtype="category")
+        _match_providers(calls, book)
         priced_cost = np.where(priced, cost, 0.0)
         unpriced = (~priced).astype(np.float64)
 
@@ -203,6 +270,21 @@ class _Builder:
             _sums(tool_rows[mask], unpriced[mask], n_tools).astype(np.int64).tolist()
         )
         return calls, _to_frame(self.runs), _to_frame(self.tools)
+
+
+def _match_providers(calls: pd.DataFrame, book: PriceBook) -> None:
+    """A model call whose log names no provider (a tool's own model calls) takes the one
+    genai-prices matches to its model id (``PriceBook.provider``); NA if none. After pricing,
+    which asks genai-prices with the provider the log gives."""
+    missing = calls["provider"].isna() & calls["model"].notna()
+    if not missing.any():
+        return
+    models = calls.loc[missing, "model"].astype(object)
+    first = calls.loc[missing, "time"].astype("int64").groupby(models.to_numpy()).first()
+    matched = {str(m): book.provider(str(m), int(t)) for m, t in first.items()}
+    providers = calls["provider"].astype(object)
+    providers[missing] = models.map(matched)
+    calls["provider"] = providers.astype("category")
 
 
 def _to_frame(columns: _Columns) -> pd.DataFrame:
@@ -300,8 +382,10 @@ def read_costs(
     """Read logs once into the three cost frames.
 
     Args:
-        logs: a log's path, a directory (its ``*.jsonl``, recursively, sorted), a glob, a
-            ``Session``, or an iterable of these. A transcript (``agentloop run``'s output), the
+        logs: a log's path, a directory (its ``*.jsonl`` and ``*.jsonl.gz``, recursively,
+            sorted; one that cannot be listed is a log that cannot be read), a glob, a file
+            open in binary mode (standard input: read here, in order), a ``Session``, or an
+            iterable of these. A transcript (``agentloop run``'s output), the
             session it came from and copies of it taken at any moment may all be given: a run
             read twice is counted once, from the read that goes furthest (the first on a tie; a
             transcript's reported cost is checked either way). Or the
@@ -357,7 +441,7 @@ def read_costs(
             except (LogError, UsageConventionError, OSError) as e:
                 if not skip_damaged:
                     raise
-                problem = f"{name}: cannot read: {e}" if isinstance(e, OSError) else str(e)
+                problem = _problem(name, e)
                 skipped.append(SkippedLog(name, problem))
             for category, message in read.warnings:
                 said.append(message)
@@ -366,7 +450,17 @@ def read_costs(
                 progress(name)
     calls, runs_frame, tools = builder.frames(book)
     said.extend(_check_reported(runs_frame))
-    return CostTables(calls, runs_frame, tools, tuple(skipped), tuple(said))
+    return CostTables(
+        calls, runs_frame, tools, tuple(skipped), tuple(said), tuple(builder.copies())
+    )
+
+
+def _problem(name: str, error: Exception) -> str:
+    """Why a log was skipped, in one line: a log error says where; an ``OSError`` its reason
+    (``File name too long``, ``Permission denied``), without Python's ``[Errno N]``."""
+    if isinstance(error, DirectoryError) or not isinstance(error, OSError):
+        return str(error)
+    return f"{name}: cannot read: {error.strerror or error}"
 
 
 def _check_reported(runs: pd.DataFrame) -> Iterator[str]:
@@ -385,7 +479,7 @@ def _check_reported(runs: pd.DataFrame) -> Iterator[str]:
         if difference > 0.01 * max(abs(expected), abs(cost)):
             message = (
                 f"{session}: run {run_index} (seq {start_seq}): the transcript says it cost "
-                f"${expected:.6f}, the computed cost is ${cost:.6f}"
+                f"${usd_text(expected)}, the computed cost is ${usd_text(cost)}"
             )
             if unpriced:
                 message += f" (a lower bound: {unpriced} calls unpriced)"

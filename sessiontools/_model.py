@@ -216,6 +216,9 @@ class Run:
         labels: the labels the session holds when the run ends, sorted.
         provider, request_model: the one every model call of the run used, ``""`` when they
             differ or none is known (a tool's model calls have a model and no provider).
+        prompt: its ``run_started`` entry's prompt (``""`` on a bare resume); with
+            ``start_seq`` and ``start_time_unix_nano`` it is all that entry holds, and part of
+            the run's identity (``sessiontools._identity``).
     """
 
     index: int
@@ -233,6 +236,7 @@ class Run:
     labels: tuple[str, ...]
     provider: str
     request_model: str
+    prompt: str = ""
 
     @property
     def crashed(self) -> bool:
@@ -729,6 +733,7 @@ class SessionFold:
             self.labels,
             providers.pop() if len(providers) == 1 else "",
             models.pop() if len(models) == 1 else "",
+            first.payload.prompt,  # type: ignore[union-attr]
         )
 
 

@@ -762,12 +762,18 @@ def otlp_json(
 
 
 def default_conversation_id(name: str) -> str:
-    """The default ``gen_ai.conversation.id``: the file's name without its extension.
+    """The default ``gen_ai.conversation.id``: the file's name without its extension; for a
+    compressed file (``.gz``, any case) without that and the extension before it
+    (``s.jsonl.gz`` is ``s``).
 
     A name in angle brackets, such as ``<stdin>`` for standard input, gives what is inside.
     """
     if name.startswith("<") and name.endswith(">"):
         return name[1:-1]
     base = name.replace("\\", "/").rsplit("/", 1)[-1]
-    stem, dot, _ = base.rpartition(".")
-    return stem if dot and stem else base
+    for _ in range(2 if base.lower().endswith(".gz") else 1):
+        stem, dot, _ext = base.rpartition(".")
+        if not (dot and stem):
+            break
+        base = stem
+    return base

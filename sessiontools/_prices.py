@@ -626,6 +626,11 @@ class PriceBook:
                 table[model] = entry
         else:
             table = load_prices(prices)
+        #: the price file's name as given (``None``: no file; a mapping is ``"the prices given"``)
+        self.file_name: str | None = (
+            None if prices is None else "the prices given" if isinstance(prices, Mapping)
+            else os.fspath(prices)
+        )  # fmt: skip
         self._file = table
         self._genai = genai_prices
         self._cache: dict[tuple[str, str, int], PriceTable | _TimeOfDay | None] = {}
@@ -633,6 +638,7 @@ class PriceBook:
         # of each period between them, so a log of many days asks genai-prices once a period.
         self._changes: dict[tuple[str, str], tuple[int, ...]] = {}
         self._periods: dict[tuple[str, str, int], PriceTable | None] = {}
+        self._providers: dict[str, str | None] = {}  # model id -> genai-prices' provider
         self.lookups = 0
 
     def table(self, provider: str, model: str, time_unix_nano: int) -> PriceTable | None:
@@ -726,6 +732,49 @@ class PriceBook:
             return _NAN
         return table.rates_for(inclusive_input_tokens(usage)).cost_usd(usage)
 
+    def missing_prices(self, model: str) -> tuple[str, ...] | None:
+        """The prices the price file leaves out for ``model`` (``input``, ``output``,
+        ``cache_read``, ``cache_write``, in that order; a price left out or ``null`` is not
+        known), or ``None`` when the file does not name the model. A call of that model with
+        tokens of such a kind is unpriced: the file wins whole, genai-prices is not asked.
+        """
+        entry = self._file.get(model)
+        if entry is None:
+            return None
+        return tuple(
+            name
+            for name in ("input", "output", "cache_read", "cache_write")
+            if getattr(entry, name) is None
+        )
+
+    def provider(self, model: str, time_unix_nano: int) -> str | None:
+        """The provider genai-prices matches to a model id when the log names none (a tool's
+        own model calls): ``anthropic`` for ``claude-haiku-4-5``, ``openai`` for
+        ``gpt-5-2025-08-07``. ``None`` when genai-prices does not know the model id, or is
+        off. Whether the price comes from the price file does not matter: a file has no
+        providers. Cached per model id (the match does not depend on the time, which is only
+        what genai-prices is asked with the first time).
+        """
+        try:
+            return self._providers[model]
+        except KeyError:
+            pass
+        found: str | None = None
+        if self._genai and model:
+            from genai_prices import calc_price
+
+            self.lookups += 1
+            try:
+                found = calc_price(
+                    _genai_usage(Usage()),
+                    model,
+                    genai_request_timestamp=_utc_datetime(time_unix_nano),
+                ).provider.id
+            except LookupError:
+                found = None
+        self._providers[model] = found
+        return found
+
     def _lookup(
         self, provider: str, model: str, time_unix_nano: int, day: int
     ) -> tuple[PriceTable | None, tuple[int, ...], tuple[int, ...]]:
@@ -756,7 +805,11 @@ class PriceBook:
                 genai_request_timestamp=when,
             )
         except LookupError:  # "Unable to find provider ..." / "Unable to find model ..."
+            if not provider:
+                self._providers.setdefault(model, None)
             return None, (), ()
+        if not provider:
+            self._providers.setdefault(model, first.provider.id)
         model_price = first.model_price
         cuts = _time_of_day_cuts(first.model)
         changes = _start_days(first.model)

@@ -188,6 +188,15 @@ def one_error_line(result: Result, exit_code: int) -> str:
     return lines[0]
 
 
+def copies_note(copies: int, logs: int) -> str:
+    """The line that says how many logs were copies of others (each run counted once)."""
+    return (
+        f"sessiontools cost: note: {copies} of {logs} logs were copies of other logs given "
+        "(each held only runs that another log holds as far or further): every run was "
+        "counted once"
+    )
+
+
 def as_json(*args: object) -> dict[str, Any]:
     document: dict[str, Any] = json.loads(ok(*args, "--format", "json").stdout)
     return document
@@ -336,12 +345,16 @@ def test_json_document(log_a: Path) -> None:
         "total_cost_usd",
         "lower_bound",
         "unpriced_models",
+        "missing_prices",
         "skipped",
+        "copies",
     }
     assert document["by"] == ["model"]
     assert document["lower_bound"] is False
     assert document["unpriced_models"] == []
+    assert document["missing_prices"] == {}
     assert document["skipped"] == []
+    assert document["copies"] == []
     assert close(document["total_cost_usd"], A_TOTAL)
     by_model = {g["model"]: g for g in document["groups"]}
     sonnet = by_model["claude-sonnet-4-5"]
@@ -432,26 +445,36 @@ def test_by_run(log_a: Path, log_b: Path) -> None:
 def test_by_day_is_the_utc_day(log_a: Path, log_b: Path) -> None:
     got = groups(log_a, log_b, "--by", "day")
     # run 1 of A is at 01:00+02:00 on the 20th: the 19th in UTC
-    assert list(got) == [
-        ("2026-10-18T00:00:00+00:00",),
-        ("2026-10-19T00:00:00+00:00",),
-        ("2026-10-21T00:00:00+00:00",),
-    ]
+    assert list(got) == [("2026-10-18",), ("2026-10-19",), ("2026-10-21",)]
     assert [g["calls"] for g in got.values()] == [3, 1, 2]
-    assert close(got[("2026-10-18T00:00:00+00:00",)]["cost_usd"], A_S1 + A_H + A_G)
-    assert close(got[("2026-10-19T00:00:00+00:00",)]["cost_usd"], A_S2)
+    assert close(got[("2026-10-18",)]["cost_usd"], A_S1 + A_H + A_G)
+    assert close(got[("2026-10-19",)]["cost_usd"], A_S2)
     _, rows, _ = parse_table(ok(log_a, log_b, "--by", "day").stdout)
     assert [row[0] for row in rows] == ["2026-10-18", "2026-10-19", "2026-10-21", "total"]
+    text = ok(log_a, log_b, "--by", "day", "--format", "csv").stdout
+    assert [r["day"] for r in csv.DictReader(io.StringIO(text))] == [
+        "2026-10-18",
+        "2026-10-19",
+        "2026-10-21",
+    ]
 
 
 def test_by_provider(log_a: Path) -> None:
     got = groups(log_a, "--by", "provider")
-    # a tool's own model calls do not say their provider
-    assert set(got) == {("anthropic",), ("openai",), (None,)}
-    assert got[("anthropic",)]["calls"] == 2
-    assert close(got[("anthropic",)]["cost_usd"], A_S1 + A_S2)
+    # a tool's own model call (Haiku) names no provider: genai-prices' match for its model id
+    assert set(got) == {("anthropic",), ("openai",)}
+    assert got[("anthropic",)]["calls"] == 3
+    assert close(got[("anthropic",)]["cost_usd"], A_S1 + A_S2 + A_H)
     assert close(got[("openai",)]["cost_usd"], A_G)
-    assert close(got[(None,)]["cost_usd"], A_H)
+    _, rows, _ = parse_table(ok(log_a, "--by", "provider").stdout)
+    assert [row[0] for row in rows] == ["anthropic", "openai", "total"]
+
+
+def test_by_provider_on_testdata() -> None:
+    """08: every call is Anthropic's, the summarize tool's five Haiku calls too."""
+    got = groups(SESSIONS / "08_tool_model_calls.jsonl", "--by", "provider")
+    assert list(got) == [("anthropic",)]
+    assert got[("anthropic",)]["calls"] == 9
 
 
 def test_by_tool(log_a: Path) -> None:
@@ -879,7 +902,11 @@ def test_a_run_read_twice_is_counted_once(tmp_path: Path, order: str) -> None:
         "transcript first": (run, session),
         "directory": (tmp_path,),
     }[order]
-    document = as_json(*args, "--by", "run")
+    result = invoke(*args, "--by", "run", "--format", "json")
+    assert result.exit_code == 0
+    assert result.stderr.splitlines() == [copies_note(1, 2)]
+    document = json.loads(result.stdout)
+    assert document["copies"] == [str(run)]  # the session holds its run as far
     assert sum(g["calls"] for g in document["groups"]) == 3
     assert len(document["groups"]) == 2
     assert close(document["total_cost_usd"], P_COST_0 + P_COST_1)
@@ -908,8 +935,9 @@ def test_a_transcript_off_is_a_warning_next_to_its_session(tmp_path: Path) -> No
     result = invoke(session, run)
     assert result.exit_code == 0
     lines = result.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("sessiontools cost: warning: "), result.stderr
+    assert len(lines) == 2 and lines[0].startswith("sessiontools cost: warning: "), result.stderr
     assert "seq 4" in lines[0]
+    assert lines[1] == copies_note(1, 2)
 
 
 @pytest.mark.parametrize("factor", [1.0, 1.005, 0.995])
@@ -917,7 +945,9 @@ def test_a_transcript_within_1_percent_is_not_a_warning(tmp_path: Path, factor: 
     session = write(tmp_path, "session.jsonl", P_RUN_0 + P_RUN_1)
     run = write(tmp_path, "run-1.jsonl", transcript(P_COST_1 * factor))
     ok(run)
-    ok(session, run)
+    result = invoke(session, run)
+    assert result.exit_code == 0
+    assert result.stderr.splitlines() == [copies_note(1, 2)]  # and no warning
 
 
 # -- the terminal ----------------------------------------------------------------------------
@@ -1058,3 +1088,504 @@ def test_cost_stopped_by_a_signal_stops_its_workers(
     assert proc.returncode == status, stderr
     assert stderr.decode().splitlines() == [said]
     assert os.listdir(out_dir) == []
+
+
+# -- issue 10: what a user trips over ------------------------------------------------------------
+
+# Session M: a model only the user's price file knows, with and without cache reads.
+MY_MODEL = "my-model"
+LOG_M = (
+    line(0, "run_started", {"prompt": "m"}, at(25, "08:00:00"))
+    + line(
+        1,
+        "message",
+        assistant(text="x", provider="acme", model=MY_MODEL, u=usage(1000, 100)),
+        at(25, "08:00:01"),
+    )
+    + line(
+        2,
+        "message",
+        assistant(text="y", provider="acme", model=MY_MODEL, u=usage(500, 50, read=2000)),
+        at(25, "08:00:02"),
+    )
+    + line(3, "run_ended", outcome(turns=2, u=usage(1500, 150, read=2000)), at(25, "08:00:03"))
+)
+
+
+def test_a_price_file_without_cache_prices_names_what_is_missing(
+    log_c: Path, tmp_path: Path
+) -> None:
+    """The file gives my-model's input ($2) and output ($8) only. The turn without cache tokens
+    is priced: 1,000 * $2 + 100 * $8 per million = $0.0028; the one with 2,000 cache reads is
+    not (no cache_read price), so the model's cost is a lower bound. The note says which price
+    of which model the file lacks, and the hint to give prices stays for acme-9000, which
+    nobody prices."""
+    log = write(tmp_path, "m.jsonl", LOG_M)
+    prices = write(tmp_path, "p.json", b'{"my-model": {"input": 2, "output": 8}}')
+    _, rows, notes = parse_table(ok(log, log_c, "--prices", prices).stdout)
+    by_model = {row[0]: row for row in rows}
+    assert money(by_model[MY_MODEL][-1]) == (0.0028, True)
+    assert len(notes) == 1
+    assert (
+        f"{MY_MODEL}: {prices} gives no cache_read price, and its calls have such tokens; "
+        "add cache_read to its entry" in notes[0]
+    ), notes[0]
+    assert f"unpriced models: {UNKNOWN_MODEL}; give their prices with --prices" in notes[0]
+    assert f"{MY_MODEL};" not in notes[0] and f"{MY_MODEL}," not in notes[0]
+    document = as_json(log, "--prices", prices)
+    assert document["missing_prices"] == {MY_MODEL: ["cache_read"]}
+    assert document["unpriced_models"] == [MY_MODEL]
+    assert close(document["total_cost_usd"], (1000 * 2 + 100 * 8) / 1e6)
+    # with the cache read price too: priced, nothing missing ($0.30 per million reads):
+    # $0.0028 + 500 * $2 + 50 * $8 + 2,000 * $0.30 per million = $0.0028 + $0.002
+    whole = write(tmp_path, "q.json", b'{"my-model": {"input": 2, "output": 8, "cache_read": 0.3}}')
+    document = as_json(log, "--prices", whole)
+    assert document["missing_prices"] == {} and document["lower_bound"] is False
+    assert close(document["total_cost_usd"], 0.0028 + (500 * 2 + 50 * 8 + 2000 * 0.3) / 1e6)
+
+
+def test_a_price_file_missing_two_prices(tmp_path: Path) -> None:
+    """Only input is given ($2): every call has output tokens, the second cache reads too."""
+    log = write(tmp_path, "m.jsonl", LOG_M)
+    prices = write(tmp_path, "p.toml", b"[my-model]\ninput = 2\n")
+    _, rows, notes = parse_table(ok(log, "--prices", prices).stdout)
+    assert rows[0][-1] == "unpriced"
+    assert (
+        f"{MY_MODEL}: {prices} gives no output or cache_read price, and its calls have such "
+        "tokens; add output, cache_read to its entry" in notes[0]
+    ), notes[0]
+    assert "--prices" not in notes[0]
+    assert as_json(log, "--prices", prices)["missing_prices"] == {
+        MY_MODEL: ["output", "cache_read"]
+    }
+
+
+# Session T: one call that costs $5e-8: 1 input token at $0.05 per million.
+LOG_T = (
+    line(0, "run_started", {"prompt": "t"}, at(26, "08:00:00"))
+    + line(1, "message", assistant(text="x", model="tiny", u=usage(1, 0)), at(26, "08:00:01"))
+    + line(2, "run_ended", outcome(turns=1, u=usage(1, 0)), at(26, "08:00:02"))
+)
+
+
+@pytest.mark.parametrize("fmt", ["table", "markdown"])
+def test_a_tiny_cost_is_never_shown_as_zero(tmp_path: Path, fmt: str) -> None:
+    """1 token * $0.05 / 1,000,000 = $0.00000005: six decimals would show 0.000000."""
+    log = write(tmp_path, "t.jsonl", LOG_T)
+    prices = write(tmp_path, "p.json", b'{"tiny": {"input": 0.05, "output": 1}}')
+    text = ok(log, "--prices", prices, "--format", fmt).stdout
+    if fmt == "table":
+        _, rows, _ = parse_table(text)
+    else:
+        rows = [[c.strip() for c in ln.strip("|").split("|")] for ln in text.splitlines()[2:] if ln]
+    assert [row[-1] for row in rows] == ["0.0000000500", "0.0000000500"]
+    assert "0.000000 " not in text and not text.rstrip().endswith("0.000000")
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        (0.0, "0.000000"),
+        (0.004599, "0.004599"),
+        (0.087188, "0.087188"),
+        (12.5, "12.500000"),
+        (0.0001, "0.000100"),  # six decimals still give three significant digits
+        (0.00001234, "0.0000123"),
+        (5e-8, "0.0000000500"),
+        (9.9996e-7, "0.000001000"),  # rounds up, still not zero
+        (1e-12, "1.00e-12"),  # beyond twelve decimals, scientific
+        (5e-324, "4.94e-324"),
+    ],
+)
+def test_usd_text(value: float, shown: str) -> None:
+    from sessiontools._frames import usd_text
+
+    assert usd_text(value) == shown
+    assert value == 0 or float(shown) != 0
+
+
+def test_standard_input_is_a_log(log_b: Path) -> None:
+    """`cost -` reads standard input, named <stdin>, as `otel -` does."""
+    runner = CliRunner()
+    result = runner.invoke(cli, ["cost", "-", "--by", "session", "--format", "json"], input=LOG_A)
+    assert result.exit_code == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert [g["session"] for g in document["groups"]] == ["<stdin>"]
+    assert close(document["total_cost_usd"], A_TOTAL)
+    # with files, in the order given
+    result = runner.invoke(cli, ["cost", os.fspath(log_b), "-", "--by", "session"], input=LOG_A)
+    assert result.exit_code == 0, result.stderr
+    _, rows, _ = parse_table(result.stdout)
+    assert [row[0] for row in rows] == [str(log_b), "<stdin>", "total"]
+    assert money(rows[-1][-1]) == (round(A_TOTAL + B_G + B_S, 6), False)
+
+
+def test_damaged_standard_input_is_skipped(log_b: Path) -> None:
+    result = CliRunner().invoke(cli, ["cost", "-", os.fspath(log_b)], input=b'{"seq":0,\n' + LOG_A)
+    message = one_error_line(result, 1)
+    assert message.startswith("sessiontools cost: error: <stdin>: line 1 (byte 0): ")
+    assert message.endswith("; skipped")
+    _, rows, _ = parse_table(result.stdout)
+    assert money(rows[-1][-1]) == (round(B_G + B_S, 6), False)
+
+
+def test_standard_input_twice_is_a_usage_error() -> None:
+    result = CliRunner().invoke(cli, ["cost", "-", "-"], input=LOG_A)
+    message = one_error_line(result, 2)
+    assert "standard input" in message and "PATH" in message
+    assert result.stdout == ""
+
+
+def test_out_is_never_the_file_standard_input_reads(tmp_path: Path) -> None:
+    """`cost - --out s.jsonl < s.jsonl` would put the report in place of the log."""
+    import subprocess
+    import sys
+
+    from tests.helpers import REPO
+
+    log = write(tmp_path, "s.jsonl", LOG_A)
+    with open(log, "rb") as stdin:
+        done = subprocess.run(
+            [sys.executable, "-m", "sessiontools", "cost", "-", "--out", str(log)],
+            stdin=stdin,
+            capture_output=True,
+            env=dict(os.environ, PYTHONPATH=str(REPO)),
+            check=False,
+        )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.decode().count("\n") == 1 and "--out" in done.stderr.decode()
+    assert log.read_bytes() == LOG_A
+    # another file is fine
+    out = tmp_path / "report.txt"
+    with open(log, "rb") as stdin:
+        done = subprocess.run(
+            [sys.executable, "-m", "sessiontools", "cost", "-", "--out", str(out)],
+            stdin=stdin,
+            capture_output=True,
+            env=dict(os.environ, PYTHONPATH=str(REPO)),
+            check=False,
+        )
+    assert done.returncode == 0, done.stderr
+    assert "<stdin>" not in out.read_text() and "claude-sonnet-4-5" in out.read_text()
+
+
+@pytest.mark.parametrize(
+    ("since", "until"),
+    [
+        ("2026-10-20", "2026-10-18"),
+        ("2026-10-18T10:00:00+02:00", "2026-10-18T09:59:59+02:00"),
+        ("2026-10-18", "2026-10-18"),  # an empty window
+        ("2026-10-18T02:00:00+02:00", "2026-10-18"),  # the same instant, written two ways
+    ],
+)
+def test_since_not_before_until_is_a_usage_error(log_a: Path, since: str, until: str) -> None:
+    result = invoke(log_a, "--since", since, "--until", until)
+    message = one_error_line(result, 2)
+    assert f"--since {since} is not before --until {until}" in message, message
+    assert result.stdout == ""
+
+
+def test_since_before_until_by_a_nanosecond_is_fine(log_a: Path) -> None:
+    document = as_json(
+        log_a,
+        "--since",
+        "2026-10-18T09:30:02+02:00",
+        "--until",
+        "2026-10-18T09:30:02.000000001+02:00",
+    )
+    # the first Sonnet turn, at 09:30:02 exactly
+    assert close(document["total_cost_usd"], A_S1)
+
+
+@pytest.mark.parametrize("by", ["day", "tool", "provider", "run", "session", "model"])
+def test_csv_json_and_table_show_the_same_groups(log_a: Path, log_b: Path, by: str) -> None:
+    """Group keys read the same in every format: a day as YYYY-MM-DD, no value as "-" (null
+    in JSON)."""
+    logs = (log_a, log_b)
+    keys = ["session", "run_index"] if by == "run" else [by]
+    rows = list(csv.DictReader(io.StringIO(ok(*logs, "--by", by, "--format", "csv").stdout)))
+    _, table_rows, _ = parse_table(ok(*logs, "--by", by).stdout)
+    md = ok(*logs, "--by", by, "--format", "markdown").stdout.splitlines()[2:]
+    md_rows = [[c.strip() for c in ln.strip("|").split("|")] for ln in md if ln.startswith("|")]
+    groups_ = as_json(*logs, "--by", by)["groups"]
+    from_csv = [[row[k] for k in keys] for row in rows]
+    assert from_csv == [row[: len(keys)] for row in table_rows[:-1]]
+    assert from_csv == [row[: len(keys)] for row in md_rows[:-1]]
+    assert from_csv == [["-" if g[k] is None else str(g[k]) for k in keys] for g in groups_]
+    if by == "tool":
+        assert from_csv == [["summarize"], ["-"]]  # the tool's, then the agent's own turns
+        assert [g["tool"] for g in groups_] == ["summarize", None]
+
+
+def test_run_index_is_aligned_right(log_a: Path, tmp_path: Path) -> None:
+    """A number: its last digit under the header's last letter."""
+    logs = [log_a]
+    for i in range(11):  # run indexes of two digits
+        logs.append(
+            write(tmp_path, f"x{i}.jsonl", LOG_B.replace(b"14:00:0", f"{10 + i}:00:0".encode()))
+        )
+    big = tmp_path / "big.jsonl"
+    big.write_bytes(b"".join(
+        line(4 * i, "run_started", {"prompt": str(i)}, at(27, f"{i:02d}:00:00"))
+        + line(4 * i + 1, "message", assistant(text="x", u=usage(10, 1)), at(27, f"{i:02d}:00:01"))
+        + line(4 * i + 2, "run_ended", outcome(u=usage(10, 1)), at(27, f"{i:02d}:00:02"))
+        for i in range(12)
+    ))  # fmt: skip
+    lines = ok(big, "--by", "run").stdout.splitlines()
+    header = lines[0]
+    end = header.index("run_index") + len("run_index")
+    cells = [ln[:end] for ln in lines[2:14]]
+    assert [c[-2:].strip() for c in cells] == [str(i) for i in range(12)]
+    assert all(c[-1].isdigit() for c in cells)
+
+
+def test_copies_are_counted_once_and_said(tmp_path: Path) -> None:
+    """60 copies of one session cost what one does, and one line says so (read in a pool:
+    from 32 logs on)."""
+    copies = tmp_path / "copies"
+    copies.mkdir()
+    for i in range(60):
+        write(copies, f"copy-{i:02d}.jsonl", LOG_A)
+    result = invoke(copies, "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr.splitlines() == [copies_note(59, 60)]
+    document = json.loads(result.stdout)
+    assert close(document["total_cost_usd"], A_TOTAL)
+    assert document["copies"] == [str(copies / f"copy-{i:02d}.jsonl") for i in range(1, 60)]
+    # the table says the same on stderr; different sessions are no copies
+    result = invoke(copies / "copy-00.jsonl", copies / "copy-01.jsonl")
+    assert result.stderr.splitlines() == [copies_note(1, 2)]
+    ok(write(tmp_path, "a.jsonl", LOG_A), write(tmp_path, "b.jsonl", LOG_B))
+
+
+# -- paths that cannot be examined (issue 10, item 26) --------------------------------------------
+
+
+def test_a_name_too_long_is_one_line(log_a: Path, tmp_path: Path) -> None:
+    long = tmp_path / ("a" * 300 + ".jsonl")
+    result = invoke(long, log_a)
+    message = one_error_line(result, 1)
+    assert message == f"sessiontools cost: error: {long}: cannot read: File name too long; skipped"
+    _, rows, notes = parse_table(result.stdout)
+    assert money(rows[-1][-1]) == (round(A_TOTAL, 6), False)
+    assert notes == ["1 log(s) skipped as unreadable; see the messages above"]
+
+
+def _refuse(monkeypatch: pytest.MonkeyPatch, where: Path, *, listing: bool = True) -> None:
+    """Make ``where`` behave as a directory without permission for this (root) process:
+    listing it (unless ``listing`` is false: a directory that may be read, not searched),
+    and examining or opening anything in it, fail with EACCES."""
+    import builtins
+    import errno
+
+    real_stat, real_scandir, real_open = os.stat, os.scandir, builtins.open
+
+    def refused(path: Any) -> bool:
+        text = os.fspath(path) if not isinstance(path, int) else ""
+        return text == str(where) or text.startswith(str(where) + os.sep)
+
+    def deny(path: Any) -> OSError:
+        return PermissionError(errno.EACCES, os.strerror(errno.EACCES), os.fspath(path))
+
+    def stat(path: Any, *args: Any, **kwargs: Any) -> Any:
+        if refused(path) and os.fspath(path) != str(where):
+            raise deny(path)
+        return real_stat(path, *args, **kwargs)
+
+    def scandir(path: Any = ".") -> Any:
+        if refused(path) and listing:
+            raise deny(path)
+        return real_scandir(path)
+
+    def opener(path: Any, *args: Any, **kwargs: Any) -> Any:
+        if refused(path):
+            raise deny(path)
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", stat)
+    monkeypatch.setattr(os, "scandir", scandir)
+    monkeypatch.setattr(builtins, "open", opener)
+
+
+def _no_permission(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    noperm = tmp_path / "noperm"
+    noperm.mkdir()
+    write(noperm, "x.jsonl", LOG_B)
+    if os.geteuid() == 0:
+        _refuse(monkeypatch, noperm)  # root reads whatever the permissions say
+    else:
+        noperm.chmod(0)
+    return noperm
+
+
+@pytest.fixture
+def noperm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    directory = _no_permission(tmp_path, monkeypatch)
+    yield directory
+    directory.chmod(0o755)
+
+
+def test_a_file_in_a_directory_without_permission_is_one_line(log_a: Path, noperm: Path) -> None:
+    log = noperm / "x.jsonl"
+    result = invoke(log, log_a)
+    message = one_error_line(result, 1)
+    assert message == f"sessiontools cost: error: {log}: cannot read: Permission denied; skipped"
+    _, rows, _ = parse_table(result.stdout)
+    assert money(rows[-1][-1]) == (round(A_TOTAL, 6), False)
+
+
+def test_a_directory_without_permission_cannot_be_read(log_a: Path, noperm: Path) -> None:
+    """Not "no *.jsonl log in noperm" (a usage error): it cannot be read, exit 1, like a log
+    that cannot be read; the other logs still count."""
+    result = invoke(noperm, log_a, "--format", "json")
+    message = one_error_line(result, 1)
+    assert message == (
+        f"sessiontools cost: error: {noperm}: cannot read the directory: Permission denied; skipped"
+    )
+    document = json.loads(result.stdout)
+    assert close(document["total_cost_usd"], A_TOTAL)
+    assert document["skipped"] == [f"{noperm}: cannot read the directory: Permission denied"]
+
+
+def test_a_directory_inside_without_permission_is_said(
+    log_a: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Searching a directory: one inside it that cannot be listed is not passed over in
+    silence; the logs next to it still count."""
+    top = tmp_path / "top"
+    top.mkdir()
+    write(top, "a.jsonl", LOG_A)
+    inner = _no_permission(top, monkeypatch)
+    try:
+        result = invoke(top, "--by", "session")
+    finally:
+        inner.chmod(0o755)
+    message = one_error_line(result, 1)
+    assert message == (
+        f"sessiontools cost: error: {inner}: cannot read the directory: Permission denied; skipped"
+    )
+    _, rows, _ = parse_table(result.stdout)
+    assert [row[0] for row in rows] == [str(top / "a.jsonl"), "total"]
+
+
+def test_a_directory_that_can_be_listed_but_not_searched(
+    log_a: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Mode r-- (no x): its names are there, its files cannot be examined. Its log is not
+    passed over (which made it "no *.jsonl log in ..."): reading it says why."""
+    listed = tmp_path / "listed"
+    listed.mkdir()
+    write(listed, "x.jsonl", LOG_B)
+    if os.geteuid() == 0:
+        _refuse(monkeypatch, listed, listing=False)
+    else:
+        listed.chmod(0o444)
+    try:
+        result = invoke(listed, log_a)
+    finally:
+        listed.chmod(0o755)
+    message = one_error_line(result, 1)
+    assert message == (
+        f"sessiontools cost: error: {listed / 'x.jsonl'}: cannot read: Permission denied; skipped"
+    )
+    _, rows, _ = parse_table(result.stdout)
+    assert money(rows[-1][-1]) == (round(A_TOTAL, 6), False)
+
+
+def test_compressed_logs_are_found_in_a_directory(tmp_path: Path) -> None:
+    from sessiontools import find_logs
+    from sessiontools._otel import default_conversation_id
+
+    for name in ("b.jsonl.gz", "a.jsonl", "c.txt", "d.gz", "sub/e.jsonl.gz"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_bytes(b"")
+    assert find_logs(tmp_path) == [
+        tmp_path / "a.jsonl",
+        tmp_path / "b.jsonl.gz",
+        tmp_path / "sub" / "e.jsonl.gz",
+    ]
+    assert default_conversation_id(str(tmp_path / "b.jsonl.gz")) == "b"
+    assert default_conversation_id("x.jsonl") == "x"
+    assert default_conversation_id("x.gz") == "x"
+    assert default_conversation_id("x.JSONL.GZ") == "x"
+    assert default_conversation_id(".gz") == ".gz"
+    assert default_conversation_id("archive.tar.gz") == "archive"
+
+
+def test_an_empty_directory_is_still_a_usage_error(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = invoke(empty)
+    message = one_error_line(result, 2)
+    assert f"no *.jsonl or *.jsonl.gz log in {empty}" in message
+
+
+# -- control characters (issue 10, item 30) -----------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", ["table", "markdown"])
+def test_control_characters_in_log_text_are_escaped(tmp_path: Path, fmt: str) -> None:
+    """A model name that would set the terminal's title, a tool name with a newline and a
+    bidi override, a session file name with ESC: escaped, one row each, aligned."""
+    model = "evil\x1b]0;owned\x07-model"
+    tool = "sum\nmarize\u202e"
+    tool_usage = [{"model": model, "usage": usage(1, 1)}]
+    log = write(
+        tmp_path,
+        "s\x1b[31m.jsonl",
+        line(0, "run_started", {"prompt": "p"}, at(28, "08:00:00"))
+        + line(
+            1,
+            "message",
+            assistant(("c1", tool), provider="acme\x9b", model=model),
+            at(28, "08:00:01"),
+        )
+        + line(
+            2, "decision", {"call_id": "c1", "tool": tool, "verdict": "allow"}, at(28, "08:00:02")
+        )
+        + line(3, "tool_result", result("c1", "x", usage=tool_usage), at(28, "08:00:03"))
+        + line(4, "run_ended", outcome(), at(28, "08:00:04")),
+    )
+    shown = "evil\\x1b]0;owned\\x07-model"
+    if fmt == "markdown":  # and a Markdown link's bracket escaped
+        shown = "evil\\x1b\\]0;owned\\x07-model"
+    for by in ("model", "tool", "provider", "session"):
+        text = ok(log, "--by", by, "--by", "model", "--format", fmt).stdout
+        assert not any((ord(c) < 0x20 and c != "\n") or 0x7F <= ord(c) <= 0x9F for c in text)
+        assert "\u202e" not in text
+        assert shown in text
+        if by == "tool":
+            assert "sum\\x0amarize\\u202e" in text
+        if by == "provider":
+            assert "acme\\x9b" in text
+        if by == "session":
+            assert (
+                str(log).replace("\x1b", "\\x1b").replace("[", "\\[" if fmt == "markdown" else "[")
+                in text
+            )
+        if fmt == "table":
+            parse_table(text)  # aligned: one line per row
+    # the note under the table names the unpriced model, escaped too
+    notes = parse_table(ok(log).stdout)[2]
+    assert notes and "evil\\x1b]0;owned\\x07-model" in notes[0]
+    # csv and json are for programs: the text as it is (JSON escapes it its own way)
+    assert model in ok(log, "--format", "csv").stdout
+    assert "\\u001b" in ok(log, "--format", "json").stdout
+
+
+def test_markdown_escapes_what_would_render_as_html_or_a_link(tmp_path: Path) -> None:
+    """A model name in a Markdown report (a CI summary, a comment) stays text."""
+    model = "<img src=x onerror=alert(1)>[click](http://x)&amp;`code`\\"
+    log = write(
+        tmp_path,
+        "h.jsonl",
+        line(0, "run_started", {"prompt": "h"}, at(28, "09:00:00"))
+        + line(1, "message", assistant(text="x", model=model), at(28, "09:00:01"))
+        + line(2, "run_ended", outcome(), at(28, "09:00:02")),
+    )
+    text = ok(log, "--format", "markdown").stdout
+    cell = "\\<img src=x onerror=alert(1)\\>\\[click\\](http://x)\\&amp;\\`code\\`\\\\"
+    assert text.count(cell) == 2, text  # its row, and the note naming it unpriced
+    assert "<img" not in text.replace("\\<img", "")
+    # the table shows it as it is, control characters aside
+    assert model in ok(log).stdout

@@ -21,6 +21,8 @@ from pathlib import Path
 import orjson
 import pandas as pd
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from sessiontools import (
     COLUMNS,
@@ -425,3 +427,261 @@ def test_a_log_that_grew_counts_only_its_new_runs(tmp_path: Path) -> None:
         pd.testing.assert_frame_equal(ours, theirs, obj=f"{frame} by {key}")
     assert both.model_calls["cost_usd"].sum() == pytest.approx(alone.model_calls["cost_usd"].sum())
     assert len(both.model_calls) == len(alone.model_calls)
+
+
+# -- which run a run is (issue 10, item 21) ------------------------------------------------------
+
+
+def _fixed_clock(prompts: tuple[str, ...], turns: tuple[int, ...]) -> bytes:
+    """A session written with ``SessionBuilder``'s default start and seed: every session made
+    this way has the same clock. A seed labels entry, then one run per prompt, each with the
+    given number of identical Sonnet turns (1,000 in, 100 out)."""
+    from sessiontools import SessionBuilder, Usage
+
+    b = SessionBuilder(seed="fixed")
+    b.labels("project:x")
+    for prompt, count in zip(prompts, turns, strict=True):
+        b.run(prompt)
+        for _ in range(count):
+            b.anthropic("claude-sonnet-4-5", text="ok", usage=Usage(1000, 100))
+        b.run_ended()
+    return b.to_bytes()
+
+
+def test_sessions_with_one_clock_and_different_prompts_are_never_merged(tmp_path: Path) -> None:
+    """The issue's case: a.jsonl has run "hi" (seq 1, no model call) and run "again" (one
+    turn); b.jsonl has run "mixed" (seq 1, one turn), at the same instant as "hi". Three runs,
+    not two. And two sessions whose only difference is the prompt (same clock, same turns, so
+    the same first model call) are two sessions too."""
+    a = tmp_path / "a.jsonl"
+    a.write_bytes(_fixed_clock(("hi", "again"), (0, 1)))
+    b = tmp_path / "b.jsonl"
+    b.write_bytes(_fixed_clock(("mixed",), (1,)))
+    assert b'"seq":1,"time":"2026-10-18T09:30:00.00' in a.read_bytes()
+    assert a.read_bytes().split(b"\n")[1][:40] == b.read_bytes().split(b"\n")[1][:40]
+    tables = read_costs([a, b])
+    assert len(read_costs(a).runs) == 2 and len(read_costs(b).runs) == 1
+    assert tables.runs["session"].tolist() == [str(a), str(a), str(b)]
+    assert tables.copies == ()
+    # one run each, identical but for the prompt: the same start and the same first call
+    c = tmp_path / "c.jsonl"
+    c.write_bytes(_fixed_clock(("task 1",), (2,)))
+    d = tmp_path / "d.jsonl"
+    d.write_bytes(_fixed_clock(("task 2",), (2,)))
+    both = read_costs([c, d])
+    assert len(both.runs) == 2 and len(both.model_calls) == 4
+    # Sonnet 4.5 at $3 / $15 per million: 4 turns of 1,000 in and 100 out = 4 * $0.0045
+    assert both.model_calls["cost_usd"].sum() == pytest.approx(4 * (1000 * 3 + 100 * 15) / M)
+    assert both.copies == ()
+
+
+def test_copies_prefixes_and_transcripts_are_still_one_run(tmp_path: Path) -> None:
+    """With the same fixed clock: a byte copy, a copy cut after the second run's
+    ``run_started`` (no model call yet), one cut after its first turn, and the transcript of
+    the second run are all the session's runs, counted once; each such log is a copy."""
+    data = _fixed_clock(("one", "two"), (1, 2))
+    lines = data.split(b"\n")
+    starts = [i for i, raw in enumerate(lines) if b'"type":"run_started"' in raw]
+    turns = [i for i, raw in enumerate(lines) if b'"role":"assistant"' in raw]
+    session = tmp_path / "session.jsonl"
+    session.write_bytes(data)
+    copy = tmp_path / "copy.jsonl"
+    copy.write_bytes(data)
+    started = tmp_path / "started.jsonl"
+    started.write_bytes(b"\n".join(lines[: starts[1] + 1]) + b"\n")
+    mid_run = tmp_path / "mid-run.jsonl"
+    mid_run.write_bytes(b"\n".join(lines[: turns[1] + 1]) + b"\n")
+    closing = orjson.dumps({**outcome(turns=2, u=usage(2000, 200)), "cost_usd": 0.009})
+    transcript = tmp_path / "transcript.jsonl"
+    transcript.write_bytes(b"\n".join(lines[starts[1] : -1]) + b"\n" + closing + b"\n")
+    alone = read_costs(session)
+    for other in (copy, started, mid_run, transcript):
+        for logs in ([session, other], [other, session]):
+            tables = read_costs(logs)
+            assert len(tables.runs) == 2, (other.name, logs)
+            assert len(tables.model_calls) == len(alone.model_calls) == 3
+            assert sorted(tables.runs["cost_usd"].tolist()) == pytest.approx(
+                sorted(alone.runs["cost_usd"].tolist())
+            )
+            # the copy is the one that holds less; of two equal, the second given
+            short = session if other is copy and logs[0] is other else other
+            assert tables.copies == (str(short),), (other.name, logs)
+    # two copies and a transcript with the session: three copies, nothing counted twice
+    everything = read_costs([session, copy, mid_run, transcript])
+    assert everything.copies == (str(copy), str(mid_run), str(transcript))
+    # the second run: 2 turns of 1,000 in and 100 out on Sonnet 4.5 = 2 * $0.0045; the
+    # transcript's $0.009 agrees, so no warning
+    assert everything.runs["cost_usd"].tolist()[1] == pytest.approx(2 * 0.0045)
+    assert everything.warnings == ()
+
+
+def test_the_run_identity_is_the_documented_digest() -> None:
+    """Recomputed from the formula in sessiontools/_identity.py's docstring, not the code."""
+    import hashlib
+
+    from sessiontools._identity import run_identity
+
+    data = _fixed_clock(("héllo",), (1,))
+    run = read_session(io.BytesIO(data)).runs[0]
+    start = next(orjson.loads(raw) for raw in data.splitlines() if b"run_started" in raw)
+    turn = next(orjson.loads(raw) for raw in data.splitlines() if b'"assistant"' in raw)
+    start_ns = pd.Timestamp(start["time"]).value
+    turn_ns = pd.Timestamp(turn["time"]).value
+    want_start = hashlib.sha256(f"agentloop/run/{start['seq']}/{start_ns}/héllo".encode()).digest()[
+        :16
+    ]
+    want_call = hashlib.sha256(
+        f"agentloop/turn/{turn['seq']}/{turn_ns}/1000/100/0/0/claude-sonnet-4-5".encode()
+    ).digest()[:16]
+    identity = run_identity(run)
+    assert identity.start == want_start
+    assert identity.first_call == want_call
+    assert identity.hex() == want_start.hex() + ":" + want_call.hex()
+    # before its first model call, a run has only its start
+    prefix = b"\n".join(data.split(b"\n")[:3]) + b"\n"
+    early = run_identity(read_session(io.BytesIO(prefix)).runs[0])
+    assert early.start == want_start and early.first_call is None
+    assert early.hex() == want_start.hex()
+    assert early.same_run(identity) and identity.same_run(early)
+
+
+def test_a_failed_first_call_is_the_documented_digest() -> None:
+    import hashlib
+
+    from sessiontools._identity import run_identity
+
+    data = LOG.split(b"\n")
+    # run 0 of LOG, with its turn at seq 2 removed: its first model call is the model_error
+    lines = [raw for raw in data if raw and b'"seq":2,' not in raw][:7]
+    run = read_session(io.BytesIO(b"\n".join(lines) + b"\n")).runs[0]
+    error_ns = pd.Timestamp(at(D, 6)).value
+    want = hashlib.sha256(
+        f"agentloop/model_error/6/{error_ns}/12/rate_limitedslow down".encode()
+    ).digest()[:16]
+    assert run_identity(run).first_call == want
+
+
+# -- the order of rows (issue 10, item 16) -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("log", "seqs"),
+    [
+        # failed calls at seq 2 and 3 before the turn at 4 (were 4, 8, 2, 3)
+        ("07_model_errors.jsonl", [[2, 3, 4, 8], [12, 13], [17]]),
+        # the summarize results at 5 (two calls) and 9 between the turns (were 2, 6, 10, 5, 5, 9)
+        ("08_tool_model_calls.jsonl", [[2, 5, 5, 6, 9, 10], [14, 17, 17]]),
+    ],
+)
+def test_model_calls_are_in_log_order_within_a_run(log: str, seqs: list[list[int]]) -> None:
+    calls = read_costs(SESSIONS / log).model_calls
+    got = [group["seq"].tolist() for _, group in calls.groupby("run_index", sort=True)]
+    assert got == seqs
+    # the log's order is its time order here, and a result's calls keep their usage order
+    for _, group in calls.groupby("run_index"):
+        assert group["time"].is_monotonic_increasing
+        assert group[["seq", "usage_index"]].apply(tuple, axis=1).is_monotonic_increasing
+
+
+def test_sums_follow_the_rows_when_they_are_reordered(tmp_path: Path) -> None:
+    """Reordering the rows keeps each one's run and tool call: the tool calls' and the runs'
+    sums are still their own calls', and the two calls of seq 5 are priced by hand."""
+    tables = read_costs(SESSIONS / "08_tool_model_calls.jsonl")
+    calls = tables.model_calls
+    by_tool = calls[calls["source"] == "tool"].groupby("call_id", observed=True)["cost_usd"].sum()
+    tools = tables.tool_calls.set_index("call_id")
+    for call_id, cost in by_tool.items():
+        assert tools.loc[call_id, "cost_usd"] == pytest.approx(cost, rel=1e-12)
+    by_run = calls.groupby("run_index")["cost_usd"].sum()
+    assert tables.runs["cost_usd"].tolist() == pytest.approx(by_run.tolist(), rel=1e-12)
+    run0 = calls[calls["run_index"] == 0]
+    # the two summarize calls of seq 5 are Haiku 4.5 at $1 / $5 (cache read $0.10): by hand
+    five = run0[run0["seq"] == 5]["cost_usd"].tolist()
+    assert five == pytest.approx(
+        [(18240 * 1 + 412 * 5) / M, (9876 * 1 + 305 * 5 + 2048 * 0.10) / M], rel=1e-12
+    )
+
+
+# -- the provider of a tool's model calls (issue 10, item 17) -----------------------------------
+
+
+def _tool_calls_log(models: list[str]) -> bytes:
+    """One run whose `summarize` tool made one model call per model id, 1,000 in and 100 out."""
+    tool_usage = [{"model": m, "usage": usage(1000, 100)} for m in models]
+    return (
+        line(0, "run_started", {"prompt": "p"}, at(D, 0))
+        + line(1, "message", assistant(("c1", "summarize"), u=usage(100, 10)), at(D, 1))
+        + line(2, "decision", {"call_id": "c1", "tool": "summarize", "verdict": "allow"}, at(D, 2))
+        + line(3, "tool_result", {**result("c1", "s"), "usage": tool_usage}, at(D, 3))
+        + line(4, "run_ended", outcome(), at(D, 4))
+    )
+
+
+def test_a_tools_model_calls_take_the_provider_genai_prices_matches(tmp_path: Path) -> None:
+    path = tmp_path / "tools.jsonl"
+    path.write_bytes(_tool_calls_log(["claude-haiku-4-5", "gpt-5-2025-08-07", "acme-llm-1"]))
+    calls = read_costs(path).model_calls
+    tool = calls[calls["source"] == "tool"]
+    assert tool["provider"].tolist()[:2] == ["anthropic", "openai"]
+    assert pd.isna(tool["provider"].tolist()[2])  # nobody knows it: NA, "-" in a table
+    assert str(calls["provider"].dtype) == "category"
+    # Haiku 4.5 $1 / $5, GPT-5 $1.25 / $10: 1,000 in and 100 out each, by hand
+    assert tool["cost_usd"].tolist()[:2] == pytest.approx(
+        [(1000 * 1 + 100 * 5) / M, (1000 * 1.25 + 100 * 10) / M], rel=1e-12
+    )
+    by = cost_by(calls, "provider")
+    assert by["provider"].tolist()[:2] == ["anthropic", "openai"]
+    assert by["calls"].tolist() == [2, 1, 1]
+    # a price file prices the model, and has no providers: the match still names it
+    prices = {"claude-haiku-4-5": Prices(2, 2, 2, 2)}
+    filed = read_costs(path, prices=prices).model_calls
+    haiku = filed[filed["model"] == "claude-haiku-4-5"]
+    assert haiku["provider"].item() == "anthropic" and haiku["price_source"].item() == "prices file"
+    assert haiku["cost_usd"].item() == pytest.approx((1000 * 2 + 100 * 2) / M)
+    # without genai-prices nobody matches a provider
+    from sessiontools import PriceBook
+
+    alone = read_costs(path, prices=PriceBook(prices, genai_prices=False)).model_calls
+    assert alone[alone["source"] == "tool"]["provider"].isna().all()
+
+
+_PROMPTS = st.lists(st.text(max_size=12), min_size=1, max_size=3)
+_TURNS = st.lists(st.integers(min_value=0, max_value=2), min_size=3, max_size=3)
+
+
+@settings(max_examples=40, deadline=None)
+@given(_PROMPTS, _PROMPTS, _TURNS, _TURNS)
+def test_different_prompts_on_one_clock_are_never_merged(
+    first: list[str], second: list[str], turns_a: list[int], turns_b: list[int]
+) -> None:
+    """Any two sessions on the same fixed clock whose runs' prompts all differ: every run
+    counts, whatever their turns (none, or the same ones at the same times)."""
+    assume(not set(first) & set(second))
+    a = _fixed_clock(tuple(first), tuple(turns_a[: len(first)]))
+    b = _fixed_clock(tuple(second), tuple(turns_b[: len(second)]))
+    tables = read_costs([io.BytesIO(a), io.BytesIO(b)])
+    assert len(tables.runs) == len(first) + len(second)
+    assert tables.copies == ()
+
+
+@settings(max_examples=40, deadline=None)
+@given(_PROMPTS, _TURNS, st.integers(min_value=0, max_value=100))
+def test_any_prefix_of_a_session_is_a_copy_of_it(
+    prompts: list[str], turns: list[int], where: int
+) -> None:
+    """A copy of a session taken after any of its lines, read with it (in either order): the
+    session's runs and cost, each run once; the prefix, when it holds a run, is the copy."""
+    data = _fixed_clock(tuple(prompts), tuple(turns[: len(prompts)]))
+    lines = data.splitlines(keepends=True)
+    cut = where % (len(lines) + 1)
+    prefix = b"".join(lines[:cut])
+    alone = read_costs(io.BytesIO(data))
+    for order in ((prefix, data), (data, prefix)):
+        both = read_costs([io.BytesIO(log) for log in order])
+        assert len(both.runs) == len(alone.runs) == len(prompts)
+        assert len(both.model_calls) == len(alone.model_calls)
+        assert both.model_calls["cost_usd"].sum() == pytest.approx(
+            alone.model_calls["cost_usd"].sum(), rel=1e-12
+        )
+        holds_a_run = b'"run_started"' in prefix
+        assert len(both.copies) == (1 if holds_a_run else 0)

@@ -629,3 +629,43 @@ def test_book_equals_calc_price(model: tuple[str, str], usage: Usage, when: date
     ).total_price
     got = BOOK.cost_usd(provider, model_id, time_unix_nano, usage)
     assert math.isclose(got, float(want), rel_tol=1e-9, abs_tol=0.0), (got, want)
+
+
+# -- what a price file leaves out, and providers (issue 10, items 11 and 17) --------------------
+
+
+def test_missing_prices_of_a_price_file(tmp_path: Path) -> None:
+    path = tmp_path / "p.json"
+    path.write_text(
+        '{"a": {"input": 2, "output": 8}, "b": {"Input": 1, "Output": 2, "CacheRead": null,'
+        ' "CacheWrite": 3}, "c": {}}'
+    )
+    book = PriceBook(path)
+    assert book.file_name == str(path)
+    assert book.missing_prices("a") == ("cache_read", "cache_write")
+    assert book.missing_prices("b") == ("cache_read",)  # null: not known, as if left out
+    assert book.missing_prices("c") == ("input", "output", "cache_read", "cache_write")
+    assert book.missing_prices("claude-sonnet-4-5") is None  # not in the file
+    assert PriceBook().missing_prices("a") is None and PriceBook().file_name is None
+    assert PriceBook({"a": Prices(1)}).file_name == "the prices given"
+    # what it means: a cache read of "a" costs NaN, not genai-prices' price and not 0
+    assert math.isnan(book.cost_usd("", "a", NOV_2025, Usage(10, 1, cache_read_tokens=1)))
+    assert close(book.cost_usd("", "a", NOV_2025, Usage(10, 1)), (10 * 2 + 1 * 8) / 1e6)
+
+
+def test_the_provider_genai_prices_matches_to_a_model_id() -> None:
+    book = PriceBook()
+    assert book.provider("claude-haiku-4-5", NOV_2025) == "anthropic"
+    assert book.provider("gpt-5-2025-08-07", NOV_2025) == "openai"
+    assert book.provider("acme-9000", NOV_2025) is None
+    assert book.provider("", NOV_2025) is None
+    asked = book.lookups
+    assert book.provider("claude-haiku-4-5", ns(2026, 3, 1)) == "anthropic"  # cached per model
+    assert book.lookups == asked
+    # a look-up without a provider remembers the match: no second question
+    other = PriceBook()
+    other.cost_usd("", "claude-sonnet-4-5", NOV_2025, Usage(1))
+    asked = other.lookups
+    assert other.provider("claude-sonnet-4-5", NOV_2025) == "anthropic"
+    assert other.lookups == asked
+    assert PriceBook(genai_prices=False).provider("claude-haiku-4-5", NOV_2025) is None
