@@ -402,7 +402,9 @@ def _read_log(name: str, split: bool = False) -> _LogRead:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SessionToolsWarning)
         try:
-            with LogReader(name, name=name) as log:
+            # export=True: what the frames cannot hold is an EntryError (file, line, byte), as
+            # in `sessiontools otel` (sessiontools._limits)
+            with LogReader(name, name=name, export=True) as log:
                 cut = _split.plan_cut(log, None) if split else None
                 if cut is None:
                     runs_read = list(iter_runs(log, SessionFold(name)))
