@@ -120,14 +120,18 @@ class ExportLimits:
         self._tokens = 0  # the token counts of the model calls since the run started
         self._run_seq: int | None = None  # None: outside any run
 
-    def _add(self, usage: Usage) -> str | None:
-        self._tokens += (
-            usage.input_tokens
-            + usage.output_tokens
-            + usage.cache_read_tokens
-            + usage.cache_write_tokens
+    def _add(self, usage: Usage, where: str) -> str | None:
+        """Count a model call's usage; the problem with it, if any."""
+        i, o, r, w = (
+            usage.input_tokens,
+            usage.output_tokens,
+            usage.cache_read_tokens,
+            usage.cache_write_tokens,
         )
-        if self._tokens <= INT64_MAX or not self._counting:
+        if i < 0 or o < 0 or r < 0 or w < 0:
+            return _negative(usage, where)
+        tokens = self._tokens = self._tokens + i + o + r + w
+        if tokens <= INT64_MAX or not self._counting:
             return None
         if self._run_seq is None:
             return _too_much("of the model calls outside any run")
@@ -136,7 +140,7 @@ class ExportLimits:
     def check(self, entry: Entry) -> str | None:
         """The problem with the next entry of the log, or ``None``."""
         when = entry.time_unix_nano
-        if not MIN_TIME_UNIX_NANO <= when <= MAX_TIME_UNIX_NANO:
+        if when < MIN_TIME_UNIX_NANO or when > MAX_TIME_UNIX_NANO:
             return time_problem(when, entry.utc_offset_seconds)
         payload: Any = entry.payload
         kind = payload.__class__
@@ -144,12 +148,12 @@ class ExportLimits:
             usage: Usage = payload.usage
             if usage is ZERO_USAGE:  # a user message
                 return None
-            return _negative(usage, "message.usage") or self._add(usage)
+            return self._add(usage, "message.usage")
         if kind is ToolResultEntry:
+            if not payload.usage:
+                return None
             for i, model_usage in enumerate(payload.usage):
-                problem = _negative(model_usage.usage, f"tool_result.usage[{i}].usage")
-                if problem is None:
-                    problem = self._add(model_usage.usage)
+                problem = self._add(model_usage.usage, f"tool_result.usage[{i}].usage")
                 if problem is not None:
                     return problem
             return None
@@ -163,10 +167,19 @@ class ExportLimits:
             self._run_seq = None
             self._tokens = 0
             self._counting = True  # outside any run from here, counted from 0
-            problem = _negative(usage, "run_ended.usage")
-            if problem is None and usage.total_tokens > INT64_MAX:
-                problem = _too_much("of run_ended.usage")
-            return problem
+            if usage is ZERO_USAGE:
+                return None
+            i, o, r, w = (
+                usage.input_tokens,
+                usage.output_tokens,
+                usage.cache_read_tokens,
+                usage.cache_write_tokens,
+            )
+            if i < 0 or o < 0 or r < 0 or w < 0:
+                return _negative(usage, "run_ended.usage")
+            if i + o + r + w > INT64_MAX:
+                return _too_much("of run_ended.usage")
+            return None
         if kind is ModelErrorEntry and payload.wait_ms < 0:
             return f"model_error.wait_ms is {payload.wait_ms}: a wait cannot be negative"
         return None

@@ -498,3 +498,19 @@ def test_a_stream_is_checked_too() -> None:
     assert "<stdin>: line 3 (byte" in one_line(result)
     with pytest.raises(EntryError):
         otlp_json(io.BytesIO(data))
+
+
+def test_one_bad_log_among_42_is_skipped_and_the_rest_counted(tmp_path: Path) -> None:
+    """The issue: one log with a count past 2^63 aborted the whole report (a TypeError in
+    the frames). 42 logs are read by a pool of processes (sessiontools cost, from 32 on)."""
+    for i in range(42):
+        u = {"input_tokens": 2**63 if i == 17 else 1000 + i, "output_tokens": 10}  # not copies
+        write(tmp_path, f"s{i:02d}.jsonl", run_log(turn(2, u)))
+    result = invoke("cost", str(tmp_path), "--format", "json", "--by", "session")
+    assert result.exit_code == 1
+    said = one_line(result)
+    assert "s17.jsonl: line 3 (byte" in said and "outside a signed 64-bit integer" in said
+    assert said.endswith("; skipped")
+    groups = orjson.loads(result.stdout)["groups"]
+    assert len(groups) == 41 and "s17" not in " ".join(g["session"] for g in groups)
+    assert sorted(g["input_tokens"] for g in groups) == [1000 + i for i in range(42) if i != 17]
