@@ -63,10 +63,7 @@ MIN_TIME_UNIX_NANO = 0
 MAX_TIME_UNIX_NANO = INT64_MAX
 
 #: The hint of an ``EntryError`` for a value an export cannot hold.
-HINT = (
-    "an export cannot hold it; the log is wrong here (the session library, read_session or "
-    "FileStore, still reads it)"
-)
+HINT = "the exports refuse it: correct the log (read_session and FileStore still read it)"
 
 _TOKENS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
 
