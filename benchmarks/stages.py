@@ -7,9 +7,10 @@ each one's minimum over K rounds (default 5; the rounds alternate the pipelines,
 hits all of them alike), its ratio to the floor, and what its last stage added:
 
 1. floor: ``orjson.loads`` on every line;
-2. entries: the reader (``LogReader``), typed entries;
+2. entries: the reader as the exporters read (``LogReader(..., export=True)``), typed entries;
 3. runs: the fold into the session model (``iter_runs``);
-4. spans: the mapping to spans (``trace_spans``);
+4. spans: the mapping to spans (``trace_spans`` as the export calls it: without checking the
+   runs again, which its reader did);
 5. encode: the OTLP/JSON encoding (``encode_otlp_json``).
 
 In-process, so interpreter start-up is not counted (``bench_otel.py`` measures the command).
@@ -20,12 +21,13 @@ from __future__ import annotations
 import argparse
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import orjson
 
-from sessiontools import LogReader, encode_otlp_json, iter_runs, trace_spans
+from sessiontools import LogReader, encode_otlp_json, iter_runs
+from sessiontools._otel import Span, _trace_spans
 
 
 def pipelines(log: Path) -> list[tuple[str, Callable[[], object]]]:
@@ -35,19 +37,23 @@ def pipelines(log: Path) -> list[tuple[str, Callable[[], object]]]:
                 orjson.loads(line)
 
     def entries() -> None:
-        for _ in LogReader(log):
+        for _ in LogReader(log, export=True):
             pass
 
     def runs() -> None:
-        for _ in iter_runs(LogReader(log)):
+        for _ in iter_runs(LogReader(log, export=True)):
             pass
 
+    def traced() -> Iterator[Span]:
+        runs = iter_runs(LogReader(log, export=True))
+        return _trace_spans(runs, "bench", None, None, None, False, checked=True)
+
     def spans() -> None:
-        for _ in trace_spans(iter_runs(LogReader(log)), conversation_id="bench"):
+        for _ in traced():
             pass
 
     def encode() -> bytes:
-        return encode_otlp_json(trace_spans(iter_runs(LogReader(log)), conversation_id="bench"))
+        return encode_otlp_json(traced())
 
     return [
         ("floor", floor),

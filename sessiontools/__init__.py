@@ -5,8 +5,9 @@ Data flows one way: bytes -> entries (``iter_entries``) -> the session model (``
 both) -> the command line (``sessiontools otel``).
 
 The errors it raises are drawn in one tree in ``sessiontools._errors``: ``SessionToolsError``,
-with ``LogError`` (``DamagedLogError``, ``EntryError``) for logs that cannot be read and
-``InvalidIdError`` for bad hex ids; warnings derive from ``SessionToolsWarning``.
+with ``LogError`` (``DamagedLogError``, ``EntryError``) for logs that cannot be read,
+``InvalidIdError`` for bad ids and ``OutOfRangeError`` for what an export cannot hold;
+warnings derive from ``SessionToolsWarning``.
 """
 
 import importlib
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
         LabelError,
         LogError,
         LogStructureWarning,
+        OutOfRangeError,
         PinError,
         SessionToolsError,
         SessionToolsWarning,
@@ -172,6 +174,7 @@ _LAZY = {
             "LabelError",
             "LogError",
             "LogStructureWarning",
+            "OutOfRangeError",
             "PinError",
             "SessionToolsError",
             "SessionToolsWarning",
@@ -336,6 +339,7 @@ __all__ = [
     "ModelUsage",
     "Native",
     "OTelUsage",
+    "OutOfRangeError",
     "Outcome",
     "Part",
     "Payload",

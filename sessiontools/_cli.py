@@ -21,7 +21,7 @@ from typing import IO, Any, NoReturn
 
 import click
 
-from ._errors import InvalidIdError, LogError, SessionToolsWarning
+from ._errors import InvalidIdError, LogError, OutOfRangeError, SessionToolsWarning
 from ._names import FORMATS, GROUPS
 from ._otel import export_otlp_json, parse_span_id, parse_trace_id
 from ._version import __version__
@@ -141,6 +141,14 @@ def cli() -> None:
 )
 @click.option("--service-name", default="agentloop", show_default=True, help="service.name.")
 @click.option("--agent-name", metavar="NAME", help="gen_ai.agent.name, and invoke_agent NAME.")
+@click.option(
+    "--error-messages",
+    is_flag=True,
+    help=(
+        "Add providers' error messages (cut to 1,000 characters) to span status messages; "
+        "by default only the error's kind and HTTP status (they can quote the request)."
+    ),
+)
 def otel(
     session: str,
     out: str | None,
@@ -149,6 +157,7 @@ def otel(
     parent_span: str | None,
     service_name: str,
     agent_name: str | None,
+    error_messages: bool,
 ) -> int:
     """Export SESSION.jsonl (a session log or a run's transcript; - for stdin) as one
     OTLP/JSON ExportTraceServiceRequest, like `agentloop otel`."""
@@ -158,8 +167,13 @@ def otel(
         parent_span_id = _id(parse_span_id, parent_span, "--parent-span")
         if parent_span_id is not None and parent_trace_id is None:
             raise click.UsageError("--parent-span needs --parent-trace")
-        if conversation_id == "":
-            raise click.BadParameter("must not be empty", param_hint="--conversation-id")
+        for flag, value in (
+            ("--conversation-id", conversation_id),
+            ("--service-name", service_name),
+            ("--agent-name", agent_name),
+        ):
+            if value == "":
+                raise click.BadParameter("must not be empty", param_hint=flag)
         source, name = _open_session(session)
         try:
             if out is not None:
@@ -178,6 +192,7 @@ def otel(
                         agent_name=agent_name,
                         name=name,
                         workers=None,  # a large log is cut in two, one part per core
+                        error_messages=error_messages,
                     )
                 target.commit()
         finally:
@@ -291,6 +306,9 @@ def cost(
     except _Failure as e:
         _say(f"sessiontools cost: error: {e}")
         return e.exit_code
+    except OutOfRangeError as e:  # token sums across logs past 2^63-1
+        _say(f"sessiontools cost: error: {e}")
+        return EXIT_DAMAGED
     return EXIT_DAMAGED if report.tables.skipped else EXIT_OK
 
 

@@ -500,7 +500,9 @@ def _read_log(source: str | LogStream, split: bool = False) -> _LogRead:
         warnings.simplefilter("always", SessionToolsWarning)
         try:
             opened = source.file if isinstance(source, LogStream) else source
-            with LogReader(opened, name=name) as log:
+            # export=True: what the frames cannot hold is an EntryError (file, line, byte), as
+            # in `sessiontools otel` (sessiontools._limits)
+            with LogReader(opened, name=name, export=True) as log:
                 cut = _split.plan_cut(log, None) if split and opened is name else None
                 if cut is None:
                     runs_read = list(iter_runs(log, SessionFold(name)))

@@ -451,10 +451,26 @@ def _str(d: dict[str, Any], key: str, ctx: str) -> str:
     raise BadEntry(f"{ctx}.{key} is {_kind(v)}, not a string")
 
 
+# Go's int and int64: agentloop's integers (seq, token counts, turns, wait_ms, status). Go's
+# decoder refuses a number outside them ("cannot unmarshal number ... into ... int64"); orjson
+# reads up to 2^64-1 as an int, and Python's json (for odd bytes) any size.
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
+
+
+def _out_of_range(where: str, v: int) -> BadEntry:
+    return BadEntry(
+        f"{where} is {v}, outside a signed 64-bit integer ({INT64_MIN} to {INT64_MAX}), "
+        "which agentloop's own reader refuses"
+    )
+
+
 def _int(d: dict[str, Any], key: str, ctx: str) -> int:
     v = d.get(key)
     if v.__class__ is int:
-        return v
+        if INT64_MIN <= v <= INT64_MAX:
+            return v
+        raise _out_of_range(f"{ctx}.{key}", v)
     if v is None:
         return 0
     raise BadEntry(f"{ctx}.{key} is {_kind(v)}, not an integer")
@@ -711,9 +727,18 @@ def _fast_usage(u: dict[str, Any]) -> Usage | None:
     o = u.get("output_tokens", 0)
     r = u.get("cache_read_tokens", 0)
     w = u.get("cache_write_tokens", 0)
-    if i.__class__ is int and o.__class__ is int and r.__class__ is int and w.__class__ is int:
+    if (
+        i.__class__ is int
+        and o.__class__ is int
+        and r.__class__ is int
+        and w.__class__ is int
+        and INT64_MIN <= i <= INT64_MAX
+        and INT64_MIN <= o <= INT64_MAX
+        and INT64_MIN <= r <= INT64_MAX
+        and INT64_MIN <= w <= INT64_MAX
+    ):
         return _new_usage(i, o, r, w) if i or o or r or w else ZERO_USAGE
-    return None
+    return None  # the checked decoder says what is wrong
 
 
 def _fast_message(m: dict[str, Any]) -> Message | None:
@@ -878,6 +903,8 @@ def decode_entry(obj: dict[str, Any], line: int, on_unknown: Any) -> Entry:
     text = obj.get("time")
     if seq.__class__ is not int:
         raise BadEntry(f"seq is {_kind(seq)}, not an integer")
+    if not INT64_MIN <= seq <= INT64_MAX:
+        raise _out_of_range("seq", seq)
     if etype.__class__ is not str:
         raise BadEntry(f"type is {_kind(etype)}, not a string")
     if text.__class__ is not str:

@@ -6,7 +6,8 @@ The exception tree::
      ├── LogError                     a session log that cannot be read as agentloop's
      │    ├── DamagedLogError         a line that is not complete JSON, before the last line
      │    └── EntryError              a complete JSON line that is not a usable entry
-     ├── InvalidIdError (ValueError)  a trace or span id given in hex that is not one
+     ├── InvalidIdError (ValueError)  a trace or span id that is not one
+     ├── OutOfRangeError (ValueError) a value an export cannot hold (a time, a token sum)
      ├── LabelError (ValueError)      a string that is not a label (agentloop's CheckLabel)
      ├── PinError                     a tool definition digest that differs from the pinned one
      └── StoreError                   a store that cannot do what was asked
@@ -32,6 +33,7 @@ __all__ = [
     "LabelError",
     "LogError",
     "LogStructureWarning",
+    "OutOfRangeError",
     "PinError",
     "SessionToolsError",
     "SessionToolsWarning",
@@ -94,10 +96,19 @@ class EntryError(LogError):
 
 
 class InvalidIdError(SessionToolsError, ValueError):
-    """A trace id or span id given in hex that is not one.
+    """A trace id or span id that is not one.
 
-    A trace id is 32 hex digits and a span id 16, not all zero (OTel trace API, "SpanContext").
+    A trace id is 32 hex digits (16 bytes) and a span id 16 (8 bytes), not all zero (OTel
+    trace API, "SpanContext").
     """
+
+
+class OutOfRangeError(SessionToolsError, ValueError):
+    """A value an export cannot hold, found outside a log's reading (a ``Session``'s runs given
+    to ``read_costs`` or ``trace_spans``; a cost frame's token sums in ``cost_by``): a time
+    before 1970-01-01 or after 2262-04-11T23:47:16.854775807Z, or token counts that add up
+    past 2^63-1. A log read by an exporter reports the same as an ``EntryError`` with its
+    line (``sessiontools._limits``)."""
 
 
 class LabelError(SessionToolsError, ValueError):

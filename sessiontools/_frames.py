@@ -43,7 +43,8 @@ from ._costread import (
     _LogRows,
     find_logs,
 )
-from ._errors import LogError, SessionToolsWarning
+from ._errors import LogError, OutOfRangeError, SessionToolsWarning
+from ._limits import INT64_MAX, check_run
 from ._model import Session
 from ._names import GROUPS
 from ._prices import PriceBook, Prices
@@ -255,8 +256,12 @@ class _Builder:
         n_runs = len(self.runs)
         runs = self.runs.data
         for name in (*_TOKENS, "total_tokens"):
-            values = calls[name].fillna(0).to_numpy(dtype=np.float64)
-            runs[name] = _sums(run_rows, values, n_runs).astype(np.int64).tolist()
+            # in integers: a float sum loses counts past 2^53, and one that rounds up to 2^63
+            # wraps. A run's counts add up to 2^63-1 at most (sessiontools._limits).
+            values = calls[name].fillna(0).to_numpy(dtype=np.int64)
+            sums = np.zeros(n_runs, dtype=np.int64)
+            np.add.at(sums, run_rows, values)
+            runs[name] = sums.tolist()
         runs["cost_usd"] = _sums(run_rows, priced_cost, n_runs).tolist()
         runs["unpriced_calls"] = _sums(run_rows, unpriced, n_runs).astype(np.int64).tolist()
         runs["reported_cost_usd"] = [self.reported.get(i, math.nan) for i in range(n_runs)]
@@ -410,8 +415,12 @@ def read_costs(
         ``COLUMNS``), ``skipped`` and every warning given.
 
     Raises:
-        LogError, OSError: a log cannot be read (unless ``skip_damaged``).
-        UsageConventionError: a log gives a negative token count (unless ``skip_damaged``).
+        LogError, OSError: a log cannot be read (unless ``skip_damaged``); an
+            ``EntryError`` also for what the frames cannot hold (a negative token count, a
+            time before 1970 or after 2262-04-11, a run's token counts adding up past
+            2^63-1: ``sessiontools._limits``), as ``sessiontools otel`` reports it.
+        UsageConventionError, OutOfRangeError: the same in a ``Session`` given (even with
+            ``skip_damaged``).
         FileNotFoundError: a path or glob names nothing.
         PriceFileError: the price file cannot be used.
 
@@ -427,6 +436,8 @@ def read_costs(
         book = prices if isinstance(prices, PriceBook) else PriceBook(prices)
         for read in reads:
             if isinstance(read, Session):
+                for run in read.runs:  # read by the session library: not checked yet
+                    check_run(run, read.name)  # may raise
                 builder.add(_LogRows(read.name, read.runs, read.closing_line))  # may raise
                 said.extend(read.warnings)
                 if progress is not None:
@@ -517,7 +528,10 @@ def cost_by(calls: pd.DataFrame, by: str | Sequence[str]) -> pd.DataFrame:
 
     Raises:
         ValueError: an unknown group name.
+        OutOfRangeError: a token column of ``calls`` adds up (in absolute value) past 2^63-1,
+            which no ``Int64`` sum holds: no group's sum, nor the total of all, may wrap.
     """
+    _check_sums(calls)
     names = [by] if isinstance(by, str) else list(by)
     keys: list[str] = []
     frame = calls.copy()
@@ -563,6 +577,22 @@ def cost_by(calls: pd.DataFrame, by: str | Sequence[str]) -> pd.DataFrame:
     out.attrs["lower_bound"] = bool(out["lower_bound"].any())
     out.attrs["unpriced_models"] = tuple(sorted({m for ms in out["unpriced_models"] for m in ms}))
     return out
+
+
+def _check_sums(calls: pd.DataFrame) -> None:
+    """Raise ``OutOfRangeError`` when a token column adds up past 2^63-1 (module docstring of
+    ``sessiontools._limits``): a float sum says when that is possible, integers say."""
+    for name in (*_TOKENS, "total_tokens"):
+        column = calls[name]
+        rough = float(np.abs(column.fillna(0).to_numpy(dtype=np.float64)).sum())
+        if rough < 2.0**62:  # far from 2^63 whatever the float error
+            continue
+        exact = sum(abs(int(v)) for v in column.dropna().tolist())
+        if exact > INT64_MAX:
+            raise OutOfRangeError(
+                f"the {name} of these {len(calls)} model calls add up to {exact}, past "
+                f"{INT64_MAX} (2^63-1), more than an Int64 sum holds; report fewer logs at once"
+            )
 
 
 def _models(values: pd.Series[Any]) -> tuple[str, ...]:

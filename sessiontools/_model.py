@@ -167,8 +167,9 @@ class ToolCallRecord:
         message_seq, index: the assistant message that asked for it and the call's index among
             its tool calls; ``None`` and 0 when that message is not in this log.
         open_seq, open_index: the entry that opens the call in this run: the asking message
-            and ``index``; for a resumed call, the first entry of this run about it, index 0
-            (the keys of its span id, design/traces.md "Identity").
+            and ``index``; for a resumed call, the first entry of this run about it, index 0.
+            Its span id is keyed on them, except for a call this run settles, keyed on its
+            ``tool_result`` (``result_seq``, index 0; design/traces.md "Identity and order").
         verdict: the latest decision on the call (``allow``, ``deny``), ``""`` if none.
         start_time_unix_nano, end_time_unix_nano: by the rule in the module docstring.
         started: a ``call_started`` for it is in this run.

@@ -26,8 +26,9 @@ from typing import IO, TypeAlias
 import orjson
 
 from . import _split
-from ._entries import Usage
+from ._entries import ModelError, Usage
 from ._errors import InvalidIdError
+from ._limits import check_run
 from ._model import Run, SessionFold, iter_runs
 from ._reader import LogReader, LogSource
 from ._usage import to_otel
@@ -123,46 +124,111 @@ def run_trace_id(
         16 bytes: ``parent_trace_id``, else the first 16 bytes of SHA-256 of
         ``agentloop/trace/{conversation_id}/{run_start_seq}`` (an all-zero id gets its last
         byte set to 1).
+
+    Raises:
+        TypeError, InvalidIdError: ``parent_trace_id`` is not 16 bytes, or is all zero (the
+            checks and messages of ``sessiontools otel --parent-trace``).
     """
     if parent_trace_id is not None:
-        return parent_trace_id
+        return _check_id(parent_trace_id, 16, "a trace id")
+    return _trace_id(conversation_id, run_start_seq)
+
+
+def _trace_id(conversation_id: str, run_start_seq: int) -> bytes:
     return _nonzero(_sha256(f"agentloop/trace/{conversation_id}/{run_start_seq}")[:16])
 
 
-def _span_key_prefix(trace_id: bytes) -> str:
-    return f"agentloop/span/{trace_id.hex()}/"
+# The spans' names in their ids' keys (design/traces.md, "Identity and order").
+_SPAN_KEYS = ("invoke_agent", "chat", "execute_tool", "tool_chat")
+
+
+def _span_key_prefix(trace_id: bytes, conversation_id: str) -> str:
+    return f"agentloop/span/{trace_id.hex()}/{conversation_id}/"
 
 
 def _span_id(prefix: str, span: str, seq: int, index: int) -> bytes:
     return _nonzero(_sha256(f"{prefix}{span}/{seq}/{index}")[:8])
 
 
-def span_id(trace_id: bytes, span: str, seq: int, index: int = 0) -> bytes:
+def span_id(trace_id: bytes, conversation_id: str, span: str, seq: int, index: int = 0) -> bytes:
     """The id of a span, keyed on the entry that opens it.
 
     Args:
-        trace_id: the span's trace id (16 bytes).
-        span: ``invoke_agent``, ``chat``, ``execute_tool`` or ``tool_chat``.
+        trace_id: the span's trace id (16 bytes; ``run_trace_id``).
+        conversation_id: ``gen_ai.conversation.id`` of the export: many sessions exported
+            under one parent trace share the trace id, never a span id.
+        span: ``invoke_agent``, ``chat``, ``execute_tool`` or ``tool_chat`` (a model call a
+            tool made).
         seq: the opening entry's ``seq``: the run's ``run_started``; the turn's ``message`` or
             the failed call's ``model_error``; the tool call's assistant ``message`` (a call
-            resumed in a later run: that run's first entry about it); a tool's model call:
-            its ``tool_result``.
+            asked for in an earlier run and settled by this one: this run's ``tool_result``
+            for it; resumed but not settled, as when the run crashed again: the first entry
+            of this run about it); a tool's model call: its ``tool_result``.
         index: the tool call's index among its message's tool calls; the model call's index in
             ``tool_result.usage``; else 0.
 
     Returns:
-        8 bytes: the first 8 of SHA-256 of ``agentloop/span/{trace id hex}/{span}/{seq}/{index}``
-        (an all-zero id gets its last byte set to 1).
+        8 bytes: the first 8 of SHA-256 of
+        ``agentloop/span/{trace id hex}/{conversation id}/{span}/{seq}/{index}`` (an all-zero
+        id gets its last byte set to 1).
+
+    Raises:
+        ValueError: ``span`` is none of the four; a trace id that is not 16 bytes or is all
+            zero (``InvalidIdError``). TypeError: a trace id that is not bytes.
     """
-    return _span_id(_span_key_prefix(trace_id), span, seq, index)
+    if span not in _SPAN_KEYS:
+        raise ValueError(f"span must be one of {', '.join(_SPAN_KEYS)}, not {span!r}")
+    trace_id = _check_id(trace_id, 16, "a trace id")
+    return _span_id(_span_key_prefix(trace_id, conversation_id), span, seq, index)
 
 
 def run_span_id(
     conversation_id: str, run_start_seq: int, *, parent_trace_id: bytes | None = None
 ) -> bytes:
-    """The span id of a run's ``invoke_agent`` span, without exporting (see ``run_trace_id``)."""
+    """The span id of a run's ``invoke_agent`` span, without exporting (see ``run_trace_id``):
+    ``span_id(run_trace_id(...), conversation_id, "invoke_agent", run_start_seq)``."""
     trace_id = run_trace_id(conversation_id, run_start_seq, parent_trace_id=parent_trace_id)
-    return span_id(trace_id, "invoke_agent", run_start_seq)
+    return span_id(trace_id, conversation_id, "invoke_agent", run_start_seq)
+
+
+def _check_id(ident: object, size: int, what: str) -> bytes:
+    """An id given as bytes, checked as ``parse_trace_id`` / ``parse_span_id`` check hex (the
+    same messages): ``size`` bytes, not all zero.
+
+    Raises:
+        TypeError: not bytes (hex text goes through ``parse_trace_id`` / ``parse_span_id``).
+        InvalidIdError: the wrong length, or all zero.
+    """
+    if not isinstance(ident, bytes | bytearray):
+        hint = "parse_trace_id" if size == 16 else "parse_span_id"
+        raise TypeError(
+            f"{what} must be {size} bytes, not {type(ident).__name__}: turn hex into bytes "
+            f"with {hint}"
+        )
+    if len(ident) != size:
+        raise InvalidIdError(
+            f"{what} must be {size} bytes ({2 * size} hex digits), got {len(ident)}: "
+            f"{bytes(ident).hex()!r}"
+        )
+    if not any(ident):
+        raise InvalidIdError(f"{what} must not be all zero: {bytes(ident).hex()!r}")
+    return bytes(ident)
+
+
+def _check_parents(
+    parent_trace_id: object, parent_span_id: object
+) -> tuple[bytes | None, bytes | None]:
+    """The parent ids of an export, checked as ``sessiontools otel`` checks its flags.
+
+    Raises:
+        TypeError, InvalidIdError: see ``_check_id``.
+        ValueError: a parent span id without a parent trace id.
+    """
+    trace = None if parent_trace_id is None else _check_id(parent_trace_id, 16, "a trace id")
+    span = None if parent_span_id is None else _check_id(parent_span_id, 8, "a span id")
+    if span is not None and trace is None:
+        raise ValueError("a parent span id needs a parent trace id")
+    return trace, span
 
 
 _HEX = frozenset("0123456789abcdefABCDEF")
@@ -220,23 +286,75 @@ def trace_spans(
     parent_trace_id: bytes | None = None,
     parent_span_id: bytes | None = None,
     agent_name: str | None = None,
+    error_messages: bool = False,
 ) -> Iterator[Span]:
     """The spans of each run, run by run, each run's ordered by start time, then seq.
 
     Args:
         runs: runs in log order (``iter_runs`` or ``Session.runs``).
-        conversation_id: ``gen_ai.conversation.id`` and the key of the trace ids.
+        conversation_id: ``gen_ai.conversation.id`` and the key of the trace and span ids.
         parent_trace_id, parent_span_id: put every run under a span made elsewhere: every span
-            gets that trace id, each ``invoke_agent`` that parent.
+            gets that trace id, each ``invoke_agent`` that parent (16 and 8 bytes).
         agent_name: ``gen_ai.agent.name``, and the ``invoke_agent`` span's name suffix.
+        error_messages: add the provider's message, cut to ``ERROR_MESSAGE_CHARS``
+            characters, to the status message of a failed model call and of a run that ended
+            with a model error (``sessiontools otel --error-messages``). By default a status
+            message says the error's kind and HTTP status only (``rate_limited (429)``): a
+            provider's message can quote the request (design/traces.md, "Errors").
 
     Raises:
+        TypeError, InvalidIdError: a parent id that is not bytes, has the wrong length or is
+            all zero (as ``sessiontools otel`` checks ``--parent-trace`` / ``--parent-span``).
         ValueError: ``parent_span_id`` without ``parent_trace_id``.
+        UsageConventionError, OutOfRangeError: a run holds what an export cannot (a
+            negative token count; a time before 1970 or after 2262-04-11; token counts that
+            add up past 2^63-1: ``sessiontools._limits``). ``export_otlp_json`` reports
+            these as an ``EntryError`` naming the line, as it reads.
     """
-    if parent_span_id is not None and parent_trace_id is None:
-        raise ValueError("a parent span id needs a parent trace id")
+    parent_trace_id, parent_span_id = _check_parents(parent_trace_id, parent_span_id)
+    return _trace_spans(
+        runs,
+        conversation_id,
+        parent_trace_id,
+        parent_span_id,
+        agent_name,
+        error_messages,
+        checked=False,
+    )
+
+
+def _trace_spans(
+    runs: Iterable[Run],
+    conversation_id: str,
+    parent_trace_id: bytes | None,
+    parent_span_id: bytes | None,
+    agent_name: str | None,
+    error_messages: bool,
+    *,
+    checked: bool,
+) -> Iterator[Span]:
+    """``trace_spans`` with its arguments checked; ``checked``: the runs were read by a
+    ``LogReader(..., export=True)``, which refused what ``check_run`` would."""
     for run in runs:
-        yield from _run_spans(run, conversation_id, parent_trace_id, parent_span_id, agent_name)
+        if not checked:
+            check_run(run, conversation_id)
+        yield from _run_spans(
+            run, conversation_id, parent_trace_id, parent_span_id, agent_name, error_messages
+        )
+
+
+#: ``--error-messages`` keeps this many characters of a provider's message.
+ERROR_MESSAGE_CHARS = 1000
+
+
+def _error_status(error: ModelError | None, error_messages: bool) -> str:
+    """A status message: the error's kind and HTTP status (``rate_limited (429)``), and with
+    ``error_messages`` the provider's message, cut to ``ERROR_MESSAGE_CHARS`` characters."""
+    kind = (error.kind if error is not None else "") or "model_error"
+    text = f"{kind} ({error.status})" if error is not None and error.status else kind
+    if error_messages and error is not None and error.message:
+        text += ": " + error.message[:ERROR_MESSAGE_CHARS]
+    return text
 
 
 def _run_spans(
@@ -245,9 +363,10 @@ def _run_spans(
     parent_trace_id: bytes | None,
     parent_span_id: bytes | None,
     agent_name: str | None,
+    error_messages: bool,
 ) -> list[Span]:
-    trace_id = run_trace_id(conversation_id, run.start_seq, parent_trace_id=parent_trace_id)
-    prefix = _span_key_prefix(trace_id)
+    trace_id = parent_trace_id or _trace_id(conversation_id, run.start_seq)
+    prefix = _span_key_prefix(trace_id, conversation_id)
     run_id = _span_id(prefix, "invoke_agent", run.start_seq, 0)
     conv: tuple[str, AttributeValue] = ("gen_ai.conversation.id", conversation_id)
     keyed: list[tuple[tuple[int, int, int, int], Span]] = []
@@ -296,7 +415,7 @@ def _run_spans(
         kind = outcome.error.kind if outcome.error is not None and outcome.error.kind else ""
         attrs.append(("error.type", kind or "model_error"))
         status_code = STATUS_CODE_ERROR
-        status_message = outcome.error.message if outcome.error is not None else ""
+        status_message = _error_status(outcome.error, error_messages)
     attrs.append(("agentloop.run.reason", run.reason))
     attrs.append(("agentloop.run.turns", run.turn_count))
     if outcome is not None and outcome.limit:
@@ -364,14 +483,19 @@ def _run_spans(
             f.time_unix_nano,
             attrs,
             STATUS_CODE_ERROR,
-            f.error.message,
+            _error_status(f.error, error_messages),
         )
 
     # execute_tool, and the model calls each tool made
     op_tool: tuple[str, AttributeValue] = ("gen_ai.operation.name", "execute_tool")
     tool_type: tuple[str, AttributeValue] = ("gen_ai.tool.type", "function")
     for c in run.tool_calls:
-        tool_id = _span_id(prefix, "execute_tool", c.open_seq, c.open_index)
+        # a call settled by a later run is keyed on that run's tool_result (index 0)
+        if c.resumed and c.result_seq is not None:
+            key_seq, key_index = c.result_seq, 0
+        else:
+            key_seq, key_index = c.open_seq, c.open_index
+        tool_id = _span_id(prefix, "execute_tool", key_seq, key_index)
         attrs = [
             op_tool,
             conv,
@@ -397,7 +521,7 @@ def _run_spans(
         attrs.append(("agentloop.call.resumed", c.resumed))
         start, end = c.start_time_unix_nano, c.end_time_unix_nano
         add(
-            (start, c.open_seq, 2, c.open_index),
+            (start, key_seq, 2, key_index),
             tool_id,
             run_id,
             f"execute_tool {c.tool}" if c.tool else "execute_tool",
@@ -451,6 +575,12 @@ _TOOL_ERRORS = {
 # "value":{...}}`: a log repeats its models, tools and labels, so each is encoded once (bounded
 # by clearing). Values that are rarely repeated (call ids, counts) are written each time.
 
+# What OTLP holds: a fixed64 time and a signed 64-bit intValue. The exporters refuse, as they
+# read, what goes beyond (sessiontools._limits); spans made otherwise are checked here.
+_UINT64_MAX = 2**64 - 1
+_INT64_MIN = -(2**63)
+_INT64_MAX = 2**63 - 1
+
 _KEY_PREFIX: dict[str, bytes] = {}
 _FRAGMENTS: dict[tuple[str, AttributeValue], bytes] = {}
 _UNCACHED = frozenset({"gen_ai.tool.call.id"})
@@ -469,6 +599,8 @@ def _fragment(pair: tuple[str, AttributeValue]) -> bytes:
     if isinstance(value, bool):
         return _key_prefix(key) + (b'{"boolValue":true}}' if value else b'{"boolValue":false}}')
     if isinstance(value, int):
+        if not _INT64_MIN <= value <= _INT64_MAX:
+            raise ValueError(f"{key} = {value} does not fit an OTLP intValue (signed 64 bits)")
         return _key_prefix(key) + b'{"intValue":"%d"}}' % value
     if isinstance(value, str):
         out = _key_prefix(key) + b'{"stringValue":' + orjson.dumps(value) + b"}}"
@@ -507,10 +639,13 @@ def _span_json(span: Span) -> bytes:
             name,
             span.kind,
         )
-    times = b'"startTimeUnixNano":"%d","endTimeUnixNano":"%d","attributes":[' % (
-        span.start_time_unix_nano,
-        span.end_time_unix_nano,
-    )
+    start, end = span.start_time_unix_nano, span.end_time_unix_nano
+    if not (0 <= start <= _UINT64_MAX and 0 <= end <= _UINT64_MAX):
+        raise ValueError(
+            f"span {span.name!r}: times {start} and {end} do not fit OTLP's fixed64 Unix "
+            "nanoseconds (0 to 2^64-1)"
+        )
+    times = b'"startTimeUnixNano":"%d","endTimeUnixNano":"%d","attributes":[' % (start, end)
     if span.status_code == STATUS_CODE_UNSET:
         return head + times + attributes + b"]}"
     if span.status_message:
@@ -521,7 +656,12 @@ def _span_json(span: Span) -> bytes:
 
 
 def encode_span(span: Span) -> bytes:
-    """One span as OTLP/JSON (lowerCamelCase keys, hex ids, 64-bit integers as strings)."""
+    """One span as OTLP/JSON (lowerCamelCase keys, hex ids, 64-bit integers as strings).
+
+    Raises:
+        ValueError: a time outside 0..2^64-1 or an integer attribute outside signed 64 bits:
+            OTLP cannot hold it (``write_otlp_json`` and ``encode_otlp_json`` too).
+    """
     return _span_json(span)
 
 
@@ -601,6 +741,7 @@ def export_otlp_json(
     agent_name: str | None = None,
     name: str | None = None,
     workers: int | None = 1,
+    error_messages: bool = False,
 ) -> None:
     """Export a session log, or a run's transcript, as OTLP/JSON, streaming: what
     ``sessiontools otel`` writes. Memory holds one run at a time.
@@ -612,7 +753,7 @@ def export_otlp_json(
             (how many depends on batching and on ``workers``).
         conversation_id: default: the file's name without its extension
             (``default_conversation_id``).
-        parent_trace_id, parent_span_id, agent_name: see ``trace_spans``.
+        parent_trace_id, parent_span_id, agent_name, error_messages: see ``trace_spans``.
         service_name: the resource's ``service.name``.
         name: what to call the log in messages.
         workers: 1 reads the log in this process. 2 cuts a log read from a regular file in
@@ -625,7 +766,11 @@ def export_otlp_json(
             Standard input, a pipe, or a file not at its start is read in this process.
 
     Raises:
-        DamagedLogError, EntryError, OSError: see ``read_session``.
+        DamagedLogError, EntryError, OSError: see ``read_session``. The log is read with
+            ``LogReader(..., export=True)``: an ``EntryError`` also names the line of what an
+            export cannot hold (a negative token count, a time before 1970 or after
+            2262-04-11, a run's token counts adding up past 2^63-1, a negative wait).
+        TypeError, InvalidIdError: a parent id that is not 16 or 8 bytes, or all zero.
         ValueError: ``parent_span_id`` without ``parent_trace_id``; ``workers`` not 1, 2 or
             ``None``.
 
@@ -633,19 +778,21 @@ def export_otlp_json(
         TornTailWarning, UnknownEntryWarning: see ``LogReader``.
         LogStructureWarning: see ``SessionFold``.
     """
-    if parent_span_id is not None and parent_trace_id is None:
-        raise ValueError("a parent span id needs a parent trace id")
+    parent_trace_id, parent_span_id = _check_parents(parent_trace_id, parent_span_id)
     if workers not in (1, 2, None):
         raise ValueError(f"workers must be 1, 2 or None, not {workers!r}")
-    with LogReader(source, name=name) as reader:
+    with LogReader(source, name=name, export=True) as reader:
         if conversation_id is None:
             conversation_id = default_conversation_id(reader.name)
         spans = _Spans(
             _Envelope(write, service_name),
-            conversation_id,
-            parent_trace_id,
-            parent_span_id,
-            agent_name,
+            (
+                conversation_id,
+                parent_trace_id,
+                parent_span_id,
+                agent_name,
+                error_messages,
+            ),
         )
         cut = _split.plan_cut(reader, workers)
         if cut is None:
@@ -664,25 +811,16 @@ class _Spans:
     def __init__(
         self,
         envelope: _Envelope,
-        conversation_id: str,
-        parent_trace_id: bytes | None,
-        parent_span_id: bytes | None,
-        agent_name: str | None,
+        options: tuple[str, bytes | None, bytes | None, str | None, bool],
     ) -> None:
+        """``options``: the conversation id, parent trace and span ids, agent name and
+        ``error_messages``, as ``_run_spans`` takes them (checked)."""
         self.envelope = envelope
-        self.options = (conversation_id, parent_trace_id, parent_span_id, agent_name)
+        self.options = options
 
     def first(self, runs: Iterator[Run]) -> None:
-        conversation_id, parent_trace_id, parent_span_id, agent_name = self.options
-        self.envelope.spans(
-            trace_spans(
-                runs,
-                conversation_id=conversation_id,
-                parent_trace_id=parent_trace_id,
-                parent_span_id=parent_span_id,
-                agent_name=agent_name,
-            )
-        )
+        # the runs come from a LogReader(..., export=True), which checked them
+        self.envelope.spans(_trace_spans(runs, *self.options, checked=True))
 
     def tail(
         self, runs: Iterator[Run], out: IO[bytes]
@@ -739,6 +877,7 @@ def otlp_json(
     agent_name: str | None = None,
     name: str | None = None,
     workers: int | None = 1,
+    error_messages: bool = False,
 ) -> bytes:
     """Export a session log, or a run's transcript, as OTLP/JSON: what ``sessiontools otel``
     prints. The arguments, errors and warnings are ``export_otlp_json``'s.
@@ -757,6 +896,7 @@ def otlp_json(
         agent_name=agent_name,
         name=name,
         workers=workers,
+        error_messages=error_messages,
     )
     return bytes(out)
 

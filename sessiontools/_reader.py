@@ -34,6 +34,8 @@ from ._entries import (
     decode_outcome,
 )
 from ._errors import DamagedLogError, EntryError, TornTailWarning, UnknownEntryWarning
+from ._limits import HINT as _LIMIT_HINT
+from ._limits import ExportLimits
 from ._rawjson import attach_raw, go_loads
 
 __all__ = ["ClosingLine", "LogReader", "LogSource", "TornTail", "iter_entries"]
@@ -110,6 +112,12 @@ class LogReader:
             ``Native.data_json``, ``UnknownEntry.data_json``) so that ``encode_entry`` writes
             each entry as Go would write it again, byte for byte. Slower; the session
             library's stores read this way, the exporters do not.
+        export: also refuse, as an ``EntryError`` naming the line, what an export cannot
+            hold although agentloop reads it (``sessiontools._limits``): a negative token
+            count, a time before 1970-01-01 or after 2262-04-11T23:47:16.854775807Z, a
+            negative ``wait_ms``, the token counts of a run adding up past 2^63-1. Both
+            exporters (``export_otlp_json``, ``read_costs``) read this way; the session
+            library does not.
 
     Attributes (complete once iteration has ended):
         name: the log's name in messages.
@@ -124,8 +132,18 @@ class LogReader:
         EntryError: while iterating, a complete line is not a usable entry.
     """
 
-    def __init__(self, source: LogSource, *, name: str | None = None, exact: bool = False) -> None:
+    def __init__(
+        self,
+        source: LogSource,
+        *,
+        name: str | None = None,
+        exact: bool = False,
+        export: bool = False,
+    ) -> None:
         self.exact = exact
+        self.export = export
+        # what the log said so far that the export checks depend on (a run's token counts)
+        self._limits = ExportLimits() if export else None
         if isinstance(source, io.TextIOBase):
             raise TypeError("a session log must be opened in binary mode ('rb')")
         self._owned = isinstance(source, str | os.PathLike)
@@ -167,6 +185,8 @@ class LogReader:
         start_line: int,
         stop_offset: int | None,
         pending: _Pending = (None, None),
+        *,
+        export: bool = False,
     ) -> LogReader:
         """A reader of the lines of ``source`` from its position, ``start_offset`` (the start
         of line ``start_line + 1``), to ``stop_offset`` (the start of a line) or the end.
@@ -174,8 +194,13 @@ class LogReader:
         ``pending`` is the ``_pending`` of the part before. A part that stops before the end
         leaves in ``_pending`` its last line when it is not complete JSON or not an entry: the
         lines after say whether that is damage (a line that is not blank follows) or a torn
-        tail or closing line; ``_start_line`` is then the number of lines before the stop."""
-        reader = cls(source, name=name)
+        tail or closing line; ``_start_line`` is then the number of lines before the stop.
+        With ``export``, a part after the start knows nothing of the run it starts in
+        (``ExportLimits(at_start=False)``), unless it takes over the ``_limits`` of the part
+        before it (as ``_unknown_seen``)."""
+        reader = cls(source, name=name, export=export)
+        if export and start_offset:
+            reader._limits = ExportLimits(at_start=False)
         reader._start_offset = start_offset
         reader._start_line = start_line
         reader._stop_offset = stop_offset
@@ -228,6 +253,7 @@ class LogReader:
             return
         current = 0
         exact = self.exact
+        limits = self._limits
 
         def on_unknown(what: str) -> None:
             if what not in self._unknown_seen:
@@ -274,6 +300,10 @@ class LogReader:
                     entry = decode_entry(obj, line_no, on_unknown)
                 except BadEntry as e:
                     raise EntryError(name, line_no, start, str(e)) from None
+                if limits is not None:
+                    problem = limits.check(entry)
+                    if problem is not None:
+                        raise EntryError(name, line_no, start, problem, _LIMIT_HINT)
                 yield attach_raw(entry, raw) if exact else entry
             else:
                 loose = (line_no, start, obj)
@@ -348,9 +378,12 @@ def _closing_line(name: str, line: int, offset: int, obj: Any) -> ClosingLine:
     return ClosingLine(line, offset, obj, outcome, None if cost is None else float(cost))
 
 
-def iter_entries(source: LogSource, *, name: str | None = None, exact: bool = False) -> LogReader:
-    """Stream the entries of a session log: ``LogReader(source, name=name, exact=exact)``.
+def iter_entries(
+    source: LogSource, *, name: str | None = None, exact: bool = False, export: bool = False
+) -> LogReader:
+    """Stream the entries of a session log: ``LogReader(source, name=name, exact=exact,
+    export=export)``.
 
     See ``LogReader`` for what is read, what is reported, and the errors raised.
     """
-    return LogReader(source, name=name, exact=exact)
+    return LogReader(source, name=name, exact=exact, export=export)

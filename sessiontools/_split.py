@@ -242,17 +242,19 @@ class Job(Protocol):
         held at the cut, and ``runs`` how many runs came before it."""
 
 
-def read_tail(path: str, name: str, cut: int, out: IO[bytes], job: Job) -> _Tail | None:
+def read_tail(
+    path: str, name: str, cut: int, out: IO[bytes], job: Job, export: bool = False
+) -> _Tail | None:
     """Read the part of the log from ``cut`` (the child's work), giving its runs to
     ``job.tail``. Lines are numbered from the cut (the line at the cut is line 1), in warnings,
     errors and the closing line alike: the parent, which counts the lines before the cut as it
     reads them, numbers them again. ``None`` when the line at ``cut`` is not the
-    ``run_started`` entry it should be."""
+    ``run_started`` entry it should be. ``export``: the reader's (``LogReader``)."""
     tail = _Tail()
     start_line = 0
     with open(path, "rb") as f:
         f.seek(cut)
-        reader = LogReader._part(f, name, cut, start_line, None)
+        reader = LogReader._part(f, name, cut, start_line, None, export=export)
         fold = _TailFold(name)
         reader._sink = fold._sink = tail.said
         entries = iter(reader)
@@ -295,7 +297,9 @@ class _Child:
     """The forked child that reads the part after the cut (``read_tail``).
     ``result()`` waits for it; leaving the ``with`` block kills it if it still runs."""
 
-    def __init__(self, path: str, name: str, cut: int, out: IO[bytes], job: Job) -> None:
+    def __init__(
+        self, path: str, name: str, cut: int, out: IO[bytes], job: Job, export: bool
+    ) -> None:
         self._receive, send = os.pipe()
         # Objects alive now are left alone by the collector, in both processes: it would touch
         # them, and each page it touches gets copied (copy on write). Unless a caller froze
@@ -320,7 +324,7 @@ class _Child:
                 default_signals()  # Ctrl-C ends the child at once, running no Python code
                 signal.pthread_sigmask(signal.SIG_SETMASK, mask)
                 os.close(self._receive)
-                data = pickle.dumps(read_tail(path, name, cut, out, job))
+                data = pickle.dumps(read_tail(path, name, cut, out, job, export))
             except BaseException:  # whatever it is, the parent reads the part itself
                 pass
             finally:
@@ -390,12 +394,12 @@ def read_in_two(reader: LogReader, path: str, cut: int, job: Job) -> tuple[str, 
         return "here: no temporary file", reader.closing_line
     with out:
         try:
-            child = _Child(path, reader.name, cut, out, job)
+            child = _Child(path, reader.name, cut, out, job, reader.export)
         except OSError:
             job.first(iter_runs(reader, SessionFold(reader.name)))
             return "here: no fork", reader.closing_line
         with child:
-            first = LogReader._part(reader._file, reader.name, 0, 0, cut)
+            first = LogReader._part(reader._file, reader.name, 0, 0, cut, export=reader.export)
             fold = SessionFold(reader.name)
             job.first(_fed(first, fold))  # the run open at the cut is not ended yet
             tail = child.result()
@@ -409,9 +413,16 @@ def read_in_two(reader: LogReader, path: str, cut: int, job: Job) -> tuple[str, 
             why = ""
         if tail is None or why:
             rest = LogReader._part(
-                reader._file, reader.name, cut, first._start_line, None, first._pending
+                reader._file,
+                reader.name,
+                cut,
+                first._start_line,
+                None,
+                first._pending,
+                export=reader.export,
             )
             rest._unknown_seen = first._unknown_seen
+            rest._limits = first._limits
             job.first(iter_runs(rest, fold))
             return f"here: {why}", rest.closing_line
         _not_last(reader.name, *first._pending)  # the line at the cut is an entry

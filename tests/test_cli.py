@@ -12,7 +12,9 @@ from click.testing import CliRunner, Result
 
 from sessiontools import otlp_json
 from sessiontools._cli import cli, main
+from tests.helpers import line, outcome, usage
 from tests.logs import CRASH_AND_RESUME, ONE_TOOL
+from tests.otlp import spans
 
 PARENT_TRACE = "0af7651916cd43dd8448eb211c80319c"
 PARENT_SPAN = "b7ad6b7169203331"
@@ -284,10 +286,49 @@ def test_unreadable_session_exits_1(session: Path, monkeypatch: pytest.MonkeyPat
     )
 
 
-def test_empty_conversation_id_is_a_usage_error(session: Path) -> None:
-    result = invoke("otel", str(session), "--conversation-id", "")
+@pytest.mark.parametrize("flag", ["--conversation-id", "--agent-name", "--service-name"])
+@pytest.mark.parametrize("joined", [False, True])
+def test_an_empty_name_is_a_usage_error(session: Path, flag: str, joined: bool) -> None:
+    """An empty --agent-name named the run spans "invoke_agent " and an empty --service-name
+    was exported as it was; each is refused as --conversation-id= is."""
+    args = [f"{flag}="] if joined else [flag, ""]
+    result = invoke("otel", str(session), *args)
     assert result.exit_code == 2
-    assert "--conversation-id" in one_error_line(result)
+    message = one_error_line(result)
+    assert message.startswith("sessiontools otel: error: ") and flag in message
+    assert "must not be empty" in message
+    assert result.stdout_bytes == b""
+
+
+def _error_log(message: str) -> bytes:
+    error = {"kind": "rate_limited", "status": 429, "message": message}
+    return (
+        line(0, "run_started", {"prompt": "x"})
+        + line(1, "model_error", {"error": error, "retry": False})
+        + line(2, "run_ended", outcome("model_error", turns=0, u=usage(), error=error))
+    )
+
+
+def test_error_messages_leave_only_with_the_flag(tmp_path: Path) -> None:
+    """traces.md, "Errors": a status message is the error's kind and HTTP status; the
+    provider's text (which can quote the request) only with --error-messages, cut to 1,000
+    characters, for the failed call and for the run that ended with it."""
+    secret = "SECRET-request-body " + "x" * 200_000
+    path = tmp_path / "errors.jsonl"
+    path.write_bytes(_error_log(secret))
+    plain = invoke("otel", str(path))
+    assert plain.exit_code == 0, plain.stderr
+    assert b"SECRET" not in plain.stdout_bytes
+    assert [(s.name, s.status_message) for s in spans(plain.stdout_bytes)] == [
+        ("invoke_agent", "rate_limited (429)"),
+        ("chat", "rate_limited (429)"),
+    ]
+    opted = invoke("otel", str(path), "--error-messages")
+    assert opted.exit_code == 0, opted.stderr
+    cut = "rate_limited (429): " + secret[:1000]
+    assert [s.status_message for s in spans(opted.stdout_bytes)] == [cut, cut]
+    assert len(secret[:1000]) == 1000 and opted.stdout_bytes.count(b"x" * 980) == 2
+    assert len(opted.stdout_bytes) < len(plain.stdout_bytes) + 2100
 
 
 def test_a_newline_in_a_file_name_stays_on_one_line(tmp_path: Path) -> None:

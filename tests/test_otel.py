@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import re
 import warnings
 
 import orjson
@@ -26,10 +27,14 @@ from sessiontools import (
     run_span_id,
     run_trace_id,
     span_id,
+    trace_spans,
 )
-from tests.helpers import assistant, line, outcome, result, t, usage, user
+from tests.helpers import SESSIONS, assistant, line, outcome, result, t, usage, user
 from tests.logs import CRASH_AND_RESUME, DENY_REFUSE, ONE_TOOL, RETRIES
-from tests.otlp import SpanView, semconv_keys, spans, to_proto
+from tests.otlp import SpanView, semconv_keys, span_ids_by_formula, spans, to_proto
+
+ONE_TOOL_01 = (SESSIONS / "01_one_run_tool.jsonl").read_bytes()
+RUNS_02 = (SESSIONS / "02_runs_anthropic_openai_cache.jsonl").read_bytes()
 
 S = 1_000_000_000
 T0 = 1_792_308_600 * S  # 09:30:00+02:00 on 2026-10-18
@@ -49,16 +54,17 @@ def trace_hex(conv: str, seq: int) -> str:
     return hashlib.sha256(f"agentloop/trace/{conv}/{seq}".encode()).digest()[:16].hex()
 
 
-def span_hex(trace: str, span: str, seq: int, index: int = 0) -> str:
-    return (
-        hashlib.sha256(f"agentloop/span/{trace}/{span}/{seq}/{index}".encode()).digest()[:8].hex()
-    )
+def span_hex(trace: str, conv: str, span: str, seq: int, index: int = 0) -> str:
+    """traces.md: the first 8 bytes of SHA-256 of
+    agentloop/span/{trace id hex}/{conversation id}/{span}/{seq}/{index}."""
+    key = f"agentloop/span/{trace}/{conv}/{span}/{seq}/{index}"
+    return hashlib.sha256(key.encode()).digest()[:8].hex()
 
 
 def test_one_run_with_a_tool() -> None:
     data = export(ONE_TOOL, "one")
     trace = trace_hex("one", 0)
-    run = span_hex(trace, "invoke_agent", 0)
+    run = span_hex(trace, "one", "invoke_agent", 0)
     agent, chat1, tool, chat2 = spans(data)
     assert agent == SpanView(
         trace,
@@ -87,7 +93,7 @@ def test_one_run_with_a_tool() -> None:
     )
     assert chat1 == SpanView(
         trace,
-        span_hex(trace, "chat", 2),
+        span_hex(trace, "one", "chat", 2),
         run,
         "chat claude-sonnet-4-5",
         3,
@@ -110,7 +116,7 @@ def test_one_run_with_a_tool() -> None:
     )
     assert tool == SpanView(
         trace,
-        span_hex(trace, "execute_tool", 2, 0),
+        span_hex(trace, "one", "execute_tool", 2, 0),
         run,
         "execute_tool clock",
         1,
@@ -163,14 +169,15 @@ def test_crashed_run_and_the_run_that_settles_its_call() -> None:
     t0, t1 = trace_hex("c", 0), trace_hex("c", 10)
     by_name = [(s.name, s.trace_id, s.span_id) for s in spans(data)]
     assert by_name == [
-        ("invoke_agent", t0, span_hex(t0, "invoke_agent", 0)),
-        ("chat claude-sonnet-4-5", t0, span_hex(t0, "chat", 2)),
-        ("execute_tool notify", t0, span_hex(t0, "execute_tool", 2, 1)),  # from seq 2's time
-        ("execute_tool deploy", t0, span_hex(t0, "execute_tool", 2, 0)),  # from seq 4's time
-        ("invoke_agent", t1, span_hex(t1, "invoke_agent", 10)),
-        ("execute_tool deploy", t1, span_hex(t1, "execute_tool", 11)),  # keyed on its result
-        ("execute_tool notify", t1, span_hex(t1, "execute_tool", 12)),  # keyed on its decision
-        ("chat claude-sonnet-4-5", t1, span_hex(t1, "chat", 15)),
+        ("invoke_agent", t0, span_hex(t0, "c", "invoke_agent", 0)),
+        ("chat claude-sonnet-4-5", t0, span_hex(t0, "c", "chat", 2)),
+        ("execute_tool notify", t0, span_hex(t0, "c", "execute_tool", 2, 1)),  # from seq 2's time
+        ("execute_tool deploy", t0, span_hex(t0, "c", "execute_tool", 2, 0)),  # from seq 4's time
+        ("invoke_agent", t1, span_hex(t1, "c", "invoke_agent", 10)),
+        # a call settled by a later run: keyed on that run's tool_result, index 0
+        ("execute_tool deploy", t1, span_hex(t1, "c", "execute_tool", 11)),
+        ("execute_tool notify", t1, span_hex(t1, "c", "execute_tool", 14)),  # not its decision
+        ("chat claude-sonnet-4-5", t1, span_hex(t1, "c", "chat", 15)),
     ]
     agent0, _, notify0, deploy0, agent1, deploy1, notify1, _ = spans(data)
     assert (agent0.status_code, agent0.attributes["error.type"]) == (2, "crashed")
@@ -193,7 +200,8 @@ def test_crashed_run_and_the_run_that_settles_its_call() -> None:
 def test_failed_model_calls() -> None:
     first, second = (s for s in spans(export(RETRIES)) if s.status_code)
     assert first.name == "chat gpt-5" and first.kind == 3
-    assert (first.start, first.end, first.status_message) == (at(1), at(2), "slow down")
+    # the kind and the HTTP status, never the provider's text (traces.md, "Errors")
+    assert (first.start, first.end, first.status_message) == (at(1), at(2), "rate_limited (429)")
     assert first.attributes == {
         "gen_ai.operation.name": "chat",
         "gen_ai.conversation.id": "conv",
@@ -219,7 +227,7 @@ def test_run_ending_in_a_model_error() -> None:
         + line(2, "run_ended", outcome("model_error", turns=0, u=usage(), error=error))
     )
     agent, failed = spans(export(data))
-    assert (agent.status_code, agent.status_message) == (2, "bad key")
+    assert (agent.status_code, agent.status_message) == (2, "unauthorized (401)")
     assert agent.attributes["error.type"] == "unauthorized"
     assert agent.attributes["agentloop.run.reason"] == "model_error"
     assert failed.name == "chat" and "gen_ai.provider.name" not in failed.attributes
@@ -264,8 +272,8 @@ def test_tool_model_calls_are_chat_spans_under_the_tool() -> None:
     ]
     tool, first, second = out[2], out[3], out[4]
     trace = trace_hex("sum", 0)
-    assert first.span_id == span_hex(trace, "tool_chat", 6, 0)
-    assert second.span_id == span_hex(trace, "tool_chat", 6, 1)
+    assert first.span_id == span_hex(trace, "sum", "tool_chat", 6, 0)
+    assert second.span_id == span_hex(trace, "sum", "tool_chat", 6, 1)
     for s in (first, second):
         assert (s.parent_span_id, s.start, s.end, s.kind) == (tool.span_id, at(3), at(6), 3)
         assert s.attributes["gen_ai.request.model"] == "claude-haiku-4-5"
@@ -290,8 +298,8 @@ def test_parent_trace_and_span() -> None:
     assert {s.trace_id for s in out} == {trace}
     agents = [s for s in out if s.name == "invoke_agent"]
     assert [(s.span_id, s.parent_span_id) for s in agents] == [
-        (span_hex(trace, "invoke_agent", 0), parent_span.lower()),
-        (span_hex(trace, "invoke_agent", 10), parent_span.lower()),
+        (span_hex(trace, "c", "invoke_agent", 0), parent_span.lower()),
+        (span_hex(trace, "c", "invoke_agent", 10), parent_span.lower()),
     ]
     only_trace = spans(export(CRASH_AND_RESUME, "c", parent_trace_id=bytes.fromhex(trace)))
     assert [s.parent_span_id for s in only_trace if s.name == "invoke_agent"] == ["", ""]
@@ -314,12 +322,14 @@ def test_agent_name() -> None:
 def test_id_functions_match_the_export() -> None:
     trace = run_trace_id("one", 0)
     assert trace.hex() == trace_hex("one", 0) and len(trace) == 16
-    assert run_span_id("one", 0).hex() == span_hex(trace.hex(), "invoke_agent", 0)
-    assert span_id(trace, "execute_tool", 2, 0).hex() == span_hex(trace.hex(), "execute_tool", 2)
+    assert run_span_id("one", 0).hex() == span_hex(trace.hex(), "one", "invoke_agent", 0)
+    assert span_id(trace, "one", "execute_tool", 2, 0).hex() == span_hex(
+        trace.hex(), "one", "execute_tool", 2
+    )
     parent = bytes(range(16))
     assert run_trace_id("one", 0, parent_trace_id=parent) == parent
     assert run_span_id("one", 5, parent_trace_id=parent).hex() == span_hex(
-        parent.hex(), "invoke_agent", 5
+        parent.hex(), "one", "invoke_agent", 5
     )
     agent = spans(export(ONE_TOOL, "one"))[0]
     assert (agent.trace_id, agent.span_id) == (trace.hex(), run_span_id("one", 0).hex())
@@ -589,3 +599,203 @@ def test_cli_parent_flags(trace: str | None, span: str | None) -> None:
         assert agent.parent_span_id == (span.lower() if span else "")
     else:
         assert len(result.stderr.splitlines()) == 1
+
+
+# Identity under one parent (traces.md, "Identity and order"; issue 10, item 1)
+
+EVAL_TRACE = "5b8efff798038103d269b633813fc60c"
+EVAL_SPAN = "00f067aa0ba902b7"
+
+
+def _lines(data: bytes) -> list[dict[str, object]]:
+    import json
+
+    return [json.loads(raw) for raw in data.splitlines() if raw.strip()]
+
+
+def test_twenty_sessions_under_one_parent_never_share_a_span_id() -> None:
+    """An eval exports each case's session under its own workflow span: one trace for all.
+    Six sample logs (runs, turns, failed calls, resumed calls, tools' own model calls), each
+    exported as several cases, make 20 sessions; ids recomputed from the formula with hashlib
+    (tests/otlp.span_ids_by_formula), never from the library."""
+    stems = [
+        "01_one_run_tool",
+        "02_runs_anthropic_openai_cache",
+        "03_crash_while_call_runs",
+        "07_model_errors",
+        "08_tool_model_calls",
+        "16_canceled_pending",
+    ]
+    seen: dict[str, str] = {}
+    for case in range(20):
+        data = (SESSIONS / f"{stems[case % len(stems)]}.jsonl").read_bytes()
+        conv = f"case-{case:02d}"
+        out = spans(
+            export(
+                data,
+                conv,
+                parent_trace_id=parse_trace_id(EVAL_TRACE),
+                parent_span_id=parse_span_id(EVAL_SPAN),
+            )
+        )
+        assert {s.trace_id for s in out} == {EVAL_TRACE}
+        ids = [s.span_id for s in out]
+        assert set(ids) == set(span_ids_by_formula(_lines(data), conv, EVAL_TRACE))
+        for ident in ids:
+            assert ident not in seen, f"{conv} and {seen[ident]} share span id {ident}"
+            seen[ident] = conv
+    assert len(seen) > 150
+
+
+def test_the_reported_collision_is_gone() -> None:
+    """The issue's case: 01 and 02 under one parent both had invoke_agent f0287e35af672c47 and
+    chat e01ac3a39738fc1d, whatever --conversation-id said."""
+    parents = {
+        "parent_trace_id": parse_trace_id(EVAL_TRACE),
+        "parent_span_id": parse_span_id(EVAL_SPAN),
+    }
+    first = [s.span_id for s in spans(export(ONE_TOOL_01, "01_one_run_tool", **parents))]
+    conv = "02_runs_anthropic_openai_cache"
+    second = [s.span_id for s in spans(export(RUNS_02, conv, **parents))]
+    other = [s.span_id for s in spans(export(ONE_TOOL_01, "another", **parents))]
+    assert not set(first) & set(second) and not set(first) & set(other)
+    assert not {"f0287e35af672c47", "e01ac3a39738fc1d"} & set(first + second + other)
+
+
+def test_span_id_takes_the_conversation_id() -> None:
+    trace = bytes.fromhex(EVAL_TRACE)
+    key = f"agentloop/span/{EVAL_TRACE}/case-1/chat/4/0"
+    assert span_id(trace, "case-1", "chat", 4) == hashlib.sha256(key.encode()).digest()[:8]
+    assert span_id(trace, "case-1", "chat", 4) != span_id(trace, "case-2", "chat", 4)
+    with pytest.raises(ValueError, match="span must be one of"):
+        span_id(trace, "chat", 4, 0)  # type: ignore[arg-type]  # the old order
+    assert run_span_id("case-1", 0, parent_trace_id=trace) == span_id(
+        trace, "case-1", "invoke_agent", 0
+    )
+    assert run_span_id("case-1", 0, parent_trace_id=trace) != run_span_id(
+        "case-2", 0, parent_trace_id=trace
+    )
+
+
+# Errors in status messages (traces.md, "Errors"; issue 10, item 25)
+
+
+def test_status_messages_are_kind_and_status_unless_asked() -> None:
+    plain = [s.status_message for s in spans(export(RETRIES)) if s.status_code]
+    assert plain == ["rate_limited (429)", "overloaded (529)"]
+    opted = [s.status_message for s in spans(export(RETRIES, error_messages=True)) if s.status_code]
+    assert opted == ["rate_limited (429): slow down", "overloaded (529): busy"]
+
+
+@pytest.mark.parametrize(
+    ("error", "plain", "opted"),
+    [
+        (
+            {"kind": "unreachable", "message": "dial tcp: reset"},
+            "unreachable",
+            "unreachable: dial tcp: reset",
+        ),
+        ({"status": 500, "message": "oops"}, "model_error (500)", "model_error (500): oops"),
+        ({"kind": "billing", "status": 402}, "billing (402)", "billing (402)"),
+        (
+            {"kind": "not_found", "status": 404, "message": "é" * 1001},
+            "not_found (404)",
+            "not_found (404): " + "é" * 1000,
+        ),
+    ],
+)
+def test_status_message_of_failed_calls_and_runs(
+    error: dict[str, object], plain: str, opted: str
+) -> None:
+    data = (
+        line(0, "run_started", {"prompt": "x"})
+        + line(1, "model_error", {"error": error})
+        + line(2, "run_ended", outcome("model_error", turns=0, u=usage(), error=error))
+    )
+    for options, want in (({}, plain), ({"error_messages": True}, opted)):
+        agent, failed = spans(export(data, **options))
+        assert (agent.status_code, failed.status_code) == (2, 2)
+        assert agent.status_message == failed.status_message == want
+
+
+def test_tool_and_crash_status_messages_are_ours() -> None:
+    """Not the log's text: the crashed run and its cut-off calls say what happened."""
+    out = spans(export(CRASH_AND_RESUME))
+    assert out[0].status_message == "the run has no run_ended: it crashed"
+    assert out[2].status_message == "the call has no result in its run: it was cut off"
+
+
+# Parent ids given to the library (issue 10, item 9): what the CLI checks, the same messages.
+
+GOOD_TRACE = bytes.fromhex("0af7651916cd43dd8448eb211c80319c")
+GOOD_SPAN = bytes.fromhex("b7ad6b7169203331")
+
+
+@pytest.mark.parametrize(
+    ("trace", "span", "error", "message"),
+    [
+        (b"", None, InvalidIdError, "a trace id must be 16 bytes (32 hex digits), got 0"),
+        (b"\x01" * 15, None, InvalidIdError, "a trace id must be 16 bytes (32 hex digits), got 15"),
+        (b"\x00" * 16, None, InvalidIdError, "a trace id must not be all zero: '" + "0" * 32 + "'"),
+        (
+            GOOD_TRACE,
+            b"\x00" * 8,
+            InvalidIdError,
+            "a span id must not be all zero: '" + "0" * 16 + "'",
+        ),
+        (
+            GOOD_TRACE,
+            b"\x01" * 7,
+            InvalidIdError,
+            "a span id must be 8 bytes (16 hex digits), got 7",
+        ),
+        (
+            "0af7651916cd43dd8448eb211c80319c",
+            None,
+            TypeError,
+            "a trace id must be 16 bytes, not str",
+        ),
+        (GOOD_TRACE, "b7ad6b7169203331", TypeError, "a span id must be 8 bytes, not str"),
+        (None, GOOD_SPAN, ValueError, "a parent span id needs a parent trace id"),
+    ],
+)
+def test_library_refuses_invalid_parent_ids(
+    trace: object, span: object, error: type[Exception], message: str
+) -> None:
+    options = {"parent_trace_id": trace, "parent_span_id": span}
+    with pytest.raises(error) as raised:
+        export(ONE_TOOL, **options)
+    assert str(raised.value).startswith(message)
+    for call in (
+        lambda: list(trace_spans([], conversation_id="c", **options)),  # type: ignore[arg-type]
+        lambda: otlp_json(io.BytesIO(ONE_TOOL), **options),  # type: ignore[arg-type]
+    ):
+        with pytest.raises(error) as again:
+            call()
+        assert str(again.value) == str(raised.value)
+    if span is None and trace is not None:
+        with pytest.raises(error, match=re.escape(message)):
+            run_trace_id("c", 0, parent_trace_id=trace)  # type: ignore[arg-type]
+        with pytest.raises(error, match=re.escape(message)):
+            run_span_id("c", 0, parent_trace_id=trace)  # type: ignore[arg-type]
+        with pytest.raises(error, match=re.escape(message)):
+            span_id(trace, "c", "chat", 1)  # type: ignore[arg-type]
+
+
+def test_the_all_zero_message_is_the_clis() -> None:
+    from click.testing import CliRunner
+
+    from sessiontools._cli import cli
+
+    result = CliRunner().invoke(cli, ["otel", "-", "--parent-trace", "0" * 32], input=ONE_TOOL)
+    assert result.exit_code == 2
+    with pytest.raises(InvalidIdError) as raised:
+        export(ONE_TOOL, parent_trace_id=bytes(16))
+    assert str(raised.value) in result.stderr
+
+
+def test_parent_ids_as_bytearray_are_taken() -> None:
+    data = export(ONE_TOOL, parent_trace_id=bytearray(GOOD_TRACE), parent_span_id=GOOD_SPAN)
+    agent = spans(data)[0]
+    assert (agent.trace_id, agent.parent_span_id) == (GOOD_TRACE.hex(), GOOD_SPAN.hex())
+    assert data == export(ONE_TOOL, parent_trace_id=GOOD_TRACE, parent_span_id=GOOD_SPAN)

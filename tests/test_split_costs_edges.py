@@ -232,5 +232,5 @@ def test_the_command_forked_with_prices_since_until_and_every_grouping(
         assert got[0] == got[1], args
         exit_code, _, said = got[0]
         assert exit_code == 1 and "transcript says" in said
-        assert "d.jsonl: line" in said and "n.jsonl: seq" in said and "negative" in said
+        assert "d.jsonl: line" in said and "n.jsonl: line" in said and "negative" in said
     assert split_ways.count("child") >= 6, split_ways  # a and c; d and n raise

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from sessiontools import DamagedLogError, LogError, otlp_json
 from tests.helpers import GOLDEN, REPO, logs_in_testdata, read_bytes
-from tests.otlp import semconv_keys, spans, to_proto
+from tests.otlp import semconv_keys, span_ids_by_formula, spans, to_proto
 from tests.update_golden import render
 
 LOGS = logs_in_testdata()
@@ -220,10 +220,13 @@ def test_spans_match_an_independent_reading_of_the_log(log: Path) -> None:
         if entry["type"] == "run_ended":
             open_run = False
     assert len([s for s in out if s.name.startswith("invoke_agent")]) == len(runs)
+    # every span id by the contract's formulas, the conversation id in the key
+    assert set(span_ids_by_formula(_entries_of(log), log.stem)) == set(by_id)
     for run in runs:
         first, last = run[0], run[-1]
         trace = _sha(f"agentloop/trace/{log.stem}/{first['seq']}", 16)
-        agent = by_id[_sha(f"agentloop/span/{trace}/invoke_agent/{first['seq']}/0", 8)]
+        span = f"agentloop/span/{trace}/{log.stem}"
+        agent = by_id[_sha(f"{span}/invoke_agent/{first['seq']}/0", 8)]
         assert agent.trace_id == trace
         assert (agent.start, agent.end) == (_ns(str(first["time"])), _ns(str(last["time"])))
         ended = last["type"] == "run_ended"
@@ -240,14 +243,14 @@ def test_spans_match_an_independent_reading_of_the_log(log: Path) -> None:
                 entry["type"] == "message" and payload["message"]["role"] == "assistant"
             ):
                 chats += 1
-                chat = by_id[_sha(f"agentloop/span/{trace}/chat/{entry['seq']}/0", 8)]
+                chat = by_id[_sha(f"{span}/chat/{entry['seq']}/0", 8)]
                 assert chat.end == _ns(str(entry["time"]))
                 assert chat.parent_span_id == agent.span_id
                 assert chat.status_code == (2 if entry["type"] == "model_error" else 0)
             if entry["type"] == "tool_result":
                 for index, _ in enumerate(payload.get("usage") or []):
                     tool_chats += 1
-                    key = f"agentloop/span/{trace}/tool_chat/{entry['seq']}/{index}"
+                    key = f"{span}/tool_chat/{entry['seq']}/{index}"
                     tool_chat = by_id[_sha(key, 8)]
                     assert tool_chat.end == _ns(str(entry["time"]))
         operations = [s.attributes["gen_ai.operation.name"] for s in in_run]
@@ -335,3 +338,20 @@ def test_span_names_and_errors_by_hand(stem: str) -> None:
     assert got == EXPECTED[stem]
     for s in out:
         assert (s.status_code == 2) == ("error.type" in s.attributes)
+
+
+def test_a_call_settled_by_a_later_run_is_keyed_on_that_runs_tool_result() -> None:
+    """03, run 2 (seq 5): file_write was asked for in run 1 (seq 2, index 1) and is settled by
+    run 2: decision at seq 7, call_started at 8, tool_result at 9. Its span in run 2 is keyed
+    on the tool_result (seq 9, index 0), as traces.md says, not on the decision."""
+    out = spans((GOLDEN / "03_crash_while_call_runs.otlp.json").read_bytes())
+    trace = _sha("agentloop/trace/03_crash_while_call_runs/5", 16)
+    (write,) = [s for s in out if s.trace_id == trace and s.name == "execute_tool file_write"]
+    assert write.attributes["agentloop.call.resumed"] is True
+    key = f"agentloop/span/{trace}/03_crash_while_call_runs/execute_tool/9/0"
+    assert write.span_id == _sha(key, 8)
+    # in run 1, where it was asked for, it is keyed on the asking message (seq 2, index 1)
+    trace1 = _sha("agentloop/trace/03_crash_while_call_runs/0", 16)
+    (asked,) = [s for s in out if s.trace_id == trace1 and s.name == "execute_tool file_write"]
+    key1 = f"agentloop/span/{trace1}/03_crash_while_call_runs/execute_tool/2/1"
+    assert asked.span_id == _sha(key1, 8)
