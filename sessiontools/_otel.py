@@ -29,7 +29,7 @@ from . import _split
 from ._entries import Usage
 from ._errors import InvalidIdError
 from ._model import Run, SessionFold, iter_runs
-from ._reader import LogReader, LogSource
+from ._reader import MAX_LINE_BYTES, LogReader, LogSource
 from ._usage import to_otel
 from ._values import fast_maker
 from ._version import __version__
@@ -601,6 +601,7 @@ def export_otlp_json(
     agent_name: str | None = None,
     name: str | None = None,
     workers: int | None = 1,
+    max_line_bytes: int | None = MAX_LINE_BYTES,
 ) -> None:
     """Export a session log, or a run's transcript, as OTLP/JSON, streaming: what
     ``sessiontools otel`` writes. Memory holds one run at a time.
@@ -622,7 +623,9 @@ def export_otlp_json(
             file of at least ``SPLIT_FROM_BYTES`` (8 MB) when two cores are free and the
             platform can fork, else 1 (what ``sessiontools otel`` uses). Avoid forking in a
             process that runs threads, such as a notebook kernel: keep the default there.
-            Standard input, a pipe, or a file not at its start is read in this process.
+            Standard input, a pipe, a log compressed with gzip, or a file not at its start is
+            read in this process.
+        max_line_bytes: the longest line read (see ``LogReader``); ``None``: no limit.
 
     Raises:
         DamagedLogError, EntryError, OSError: see ``read_session``.
@@ -637,7 +640,7 @@ def export_otlp_json(
         raise ValueError("a parent span id needs a parent trace id")
     if workers not in (1, 2, None):
         raise ValueError(f"workers must be 1, 2 or None, not {workers!r}")
-    with LogReader(source, name=name) as reader:
+    with LogReader(source, name=name, max_line_bytes=max_line_bytes) as reader:
         if conversation_id is None:
             conversation_id = default_conversation_id(reader.name)
         spans = _Spans(
@@ -739,6 +742,7 @@ def otlp_json(
     agent_name: str | None = None,
     name: str | None = None,
     workers: int | None = 1,
+    max_line_bytes: int | None = MAX_LINE_BYTES,
 ) -> bytes:
     """Export a session log, or a run's transcript, as OTLP/JSON: what ``sessiontools otel``
     prints. The arguments, errors and warnings are ``export_otlp_json``'s.
@@ -757,6 +761,7 @@ def otlp_json(
         agent_name=agent_name,
         name=name,
         workers=workers,
+        max_line_bytes=max_line_bytes,
     )
     return bytes(out)
 
@@ -765,9 +770,12 @@ def default_conversation_id(name: str) -> str:
     """The default ``gen_ai.conversation.id``: the file's name without its extension.
 
     A name in angle brackets, such as ``<stdin>`` for standard input, gives what is inside.
+    A log compressed with gzip loses its ``.gz`` too (``s.jsonl.gz`` gives ``s``).
     """
     if name.startswith("<") and name.endswith(">"):
         return name[1:-1]
     base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    if base.endswith(".gz") and len(base) > 3:
+        base = base[:-3]
     stem, dot, _ = base.rpartition(".")
     return stem if dot and stem else base

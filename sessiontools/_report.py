@@ -22,6 +22,7 @@ from tabulate import tabulate
 
 from ._frames import CostTables, Logs, PriceSource, cost_by, read_costs
 from ._names import FORMATS, GROUPS
+from ._reader import MAX_LINE_BYTES
 
 __all__ = ["FORMATS", "CostReport", "cost_report", "parse_time", "render"]
 
@@ -68,11 +69,12 @@ def cost_report(
     skip_damaged: bool = True,
     progress: Callable[[str], None] | None = None,
     workers: int | None = 1,
+    max_line_bytes: int | None = MAX_LINE_BYTES,
 ) -> CostReport:
     """Read ``logs`` and group the cost of their model calls.
 
     Args:
-        logs, prices, skip_damaged, progress, workers: see ``read_costs``.
+        logs, prices, skip_damaged, progress, workers, max_line_bytes: see ``read_costs``.
         by: any of ``session``, ``run``, ``day``, ``model``, ``provider``, ``tool``.
         since, until: keep the calls made at or after ``since`` and before ``until``.
 
@@ -83,7 +85,12 @@ def cost_report(
         if name not in GROUPS:
             raise ValueError(f"cannot group by {name!r}: choose from {', '.join(GROUPS)}")
     tables = read_costs(
-        logs, prices=prices, skip_damaged=skip_damaged, progress=progress, workers=workers
+        logs,
+        prices=prices,
+        skip_damaged=skip_damaged,
+        progress=progress,
+        workers=workers,
+        max_line_bytes=max_line_bytes,
     )
     calls = tables.model_calls
     if since is not None:

@@ -15,8 +15,10 @@ depend on (``_TailFold``):
 - the model of a failed call that comes before any turn of the child's part, which is the
   model of the session's last turn.
 
-When the child needed a call or a model that the session before the cut has, or failed in any
-way, its work is dropped and this process reads the second part itself. The warnings either
+When the child needed a call or a model that the session before the cut has, or its first
+line repeats the last entry before the cut (which one reader skips as a copy), or it failed in
+any way, its work is dropped and this process reads the second part itself. A log compressed
+with gzip is read in one process (its bytes are not the lines'). The warnings either
 process gives are merged as one reader would give them (each kind once, in the order of the
 lines; the child numbers lines from the cut, and this process, which counts the lines before
 it, numbers them again), and an error in the second part is raised once the first part is
@@ -45,7 +47,7 @@ from typing import IO, Any, Protocol
 from ._entries import Entry, ModelErrorEntry, RunStartedEntry
 from ._errors import LogError, LogStructureWarning, UnknownEntryWarning
 from ._model import Run, SessionFold, iter_runs
-from ._reader import ClosingLine, LogReader, _not_last
+from ._reader import MAX_LINE_BYTES, ClosingLine, LogReader, _not_last, _same_line
 
 __all__ = [
     "SPLIT_FROM_BYTES",
@@ -142,12 +144,18 @@ def find_cut(path: str, size: int, *, scan_bytes: int = SCAN_BYTES) -> int | Non
     middle = int(size * CUT_AT)
     first = None
     candidate = None
+    bound = scan_bytes + 1  # no line read here is held longer than that
     with open(path, "rb") as f:
         f.seek(middle)
-        f.readline()  # to the start of a line
-        offset = f.tell()
+        skipped = f.readline(bound)  # to the start of a line
+        if skipped[-1:] != b"\n":
+            return None  # no line starts within the scan
+        offset = middle + len(skipped)
         before = b""
-        for line in f:
+        while offset - middle <= scan_bytes:
+            line = f.readline(bound)
+            if line[-1:] != b"\n":
+                break  # the end, a line still being written, or one longer than the scan
             found = _TYPE.match(line)
             kind = found.group(1) if found is not None else b""
             if candidate is not None:
@@ -162,8 +170,6 @@ def find_cut(path: str, size: int, *, scan_bytes: int = SCAN_BYTES) -> int | Non
                     candidate = offset
             offset += len(line)
             before = kind
-            if offset - middle > scan_bytes:
-                break
     return candidate if candidate is not None else first
 
 
@@ -216,6 +222,7 @@ class _Tail:
     said: list[tuple[type[Warning], str, int, str]] = field(default_factory=list)
     first_said: int = 0  # said[:first_said] came from reading the first line
     first_seq: int | None = None
+    first_line: bytes = b""  # the line at the cut (one reader skips it if it repeats the last)
     missed_calls: set[str] = field(default_factory=set)
     needs_model: bool = False
     error: LogError | None = None
@@ -242,7 +249,14 @@ class Job(Protocol):
         held at the cut, and ``runs`` how many runs came before it."""
 
 
-def read_tail(path: str, name: str, cut: int, out: IO[bytes], job: Job) -> _Tail | None:
+def read_tail(
+    path: str,
+    name: str,
+    cut: int,
+    out: IO[bytes],
+    job: Job,
+    max_line_bytes: int | None = MAX_LINE_BYTES,
+) -> _Tail | None:
     """Read the part of the log from ``cut`` (the child's work), giving its runs to
     ``job.tail``. Lines are numbered from the cut (the line at the cut is line 1), in warnings,
     errors and the closing line alike: the parent, which counts the lines before the cut as it
@@ -252,7 +266,7 @@ def read_tail(path: str, name: str, cut: int, out: IO[bytes], job: Job) -> _Tail
     start_line = 0
     with open(path, "rb") as f:
         f.seek(cut)
-        reader = LogReader._part(f, name, cut, start_line, None)
+        reader = LogReader._part(f, name, cut, start_line, None, max_line_bytes=max_line_bytes)
         fold = _TailFold(name)
         reader._sink = fold._sink = tail.said
         entries = iter(reader)
@@ -266,6 +280,8 @@ def read_tail(path: str, name: str, cut: int, out: IO[bytes], job: Job) -> _Tail
             ):
                 return None
             tail.first_seq = first.seq
+            assert reader._prev is not None
+            tail.first_line = reader._prev[0]
             tail.result = job.tail(iter_runs(_then(first, entries), fold), out)
             tail.closing_line = reader.closing_line
         except LogError as e:
@@ -295,7 +311,15 @@ class _Child:
     """The forked child that reads the part after the cut (``read_tail``).
     ``result()`` waits for it; leaving the ``with`` block kills it if it still runs."""
 
-    def __init__(self, path: str, name: str, cut: int, out: IO[bytes], job: Job) -> None:
+    def __init__(
+        self,
+        path: str,
+        name: str,
+        cut: int,
+        out: IO[bytes],
+        job: Job,
+        max_line_bytes: int | None = MAX_LINE_BYTES,
+    ) -> None:
         self._receive, send = os.pipe()
         # Objects alive now are left alone by the collector, in both processes: it would touch
         # them, and each page it touches gets copied (copy on write). Unless a caller froze
@@ -320,7 +344,7 @@ class _Child:
                 default_signals()  # Ctrl-C ends the child at once, running no Python code
                 signal.pthread_sigmask(signal.SIG_SETMASK, mask)
                 os.close(self._receive)
-                data = pickle.dumps(read_tail(path, name, cut, out, job))
+                data = pickle.dumps(read_tail(path, name, cut, out, job, max_line_bytes))
             except BaseException:  # whatever it is, the parent reads the part itself
                 pass
             finally:
@@ -376,7 +400,8 @@ def read_in_two(reader: LogReader, path: str, cut: int, job: Job) -> tuple[str, 
 
     Returns:
         how the second part was read: ``child``; else ``here:`` and why the child's work
-        was dropped (``no run at the cut``, ``an open call``, ``the last model``) or there was
+        was dropped (``no run at the cut``, ``a copy at the cut``, ``an open call``, ``the last
+        model``) or there was
         none (``no temporary file``, ``no fork``: the whole log is read here). And the log's
         closing line, if it is a transcript.
 
@@ -390,17 +415,20 @@ def read_in_two(reader: LogReader, path: str, cut: int, job: Job) -> tuple[str, 
         return "here: no temporary file", reader.closing_line
     with out:
         try:
-            child = _Child(path, reader.name, cut, out, job)
+            child = _Child(path, reader.name, cut, out, job, reader.max_line_bytes)
         except OSError:
             job.first(iter_runs(reader, SessionFold(reader.name)))
             return "here: no fork", reader.closing_line
         with child:
-            first = LogReader._part(reader._file, reader.name, 0, 0, cut)
+            limit = reader.max_line_bytes
+            first = LogReader._part(reader._file, reader.name, 0, 0, cut, max_line_bytes=limit)
             fold = SessionFold(reader.name)
             job.first(_fed(first, fold))  # the run open at the cut is not ended yet
             tail = child.result()
         if tail is None:
             why = "no run at the cut"
+        elif first._prev is not None and _same_line(tail.first_line, first._prev[0]):
+            why = "a copy at the cut"
         elif tail.missed_calls & fold._open_calls.keys():
             why = "an open call"
         elif tail.needs_model and (fold._provider or fold._request_model):
@@ -409,9 +437,16 @@ def read_in_two(reader: LogReader, path: str, cut: int, job: Job) -> tuple[str, 
             why = ""
         if tail is None or why:
             rest = LogReader._part(
-                reader._file, reader.name, cut, first._start_line, None, first._pending
+                reader._file,
+                reader.name,
+                cut,
+                first._start_line,
+                None,
+                first._pending,
+                max_line_bytes=limit,
             )
             rest._unknown_seen = first._unknown_seen
+            rest._prev = first._prev
             job.first(iter_runs(rest, fold))
             return f"here: {why}", rest.closing_line
         _not_last(reader.name, *first._pending)  # the line at the cut is an entry
@@ -463,7 +498,7 @@ def _say(
     """Give the child's warnings that one reader would have given (each kind once), their
     lines numbered from the start of the log (``lines`` come before the cut)."""
     for category, key, line, rest in said:
-        if category is UnknownEntryWarning:
+        if category is UnknownEntryWarning or key == "repeated entry":  # the reader's
             if key in reader._unknown_seen:
                 continue
             reader._unknown_seen.add(key)

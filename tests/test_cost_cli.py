@@ -994,11 +994,11 @@ POOL_SIGNAL_SCRIPT = """
     from sessiontools import _costread
     from sessiontools._main import run
     pids = sys.argv[3]
-    def slow(name):  # a worker: says who it is, then takes its time
+    def slow(name, **options):  # a worker: says who it is, then takes its time
         with open(os.path.join(pids, str(os.getpid())), "w"):
             pass
         time.sleep(0.3)
-        return real(name)
+        return real(name, **options)
     real = _costread._read_log
     _costread._read_log = slow
     sys.argv = ["sessiontools", "cost", sys.argv[1], "--format", "json", "--out", sys.argv[2]]
