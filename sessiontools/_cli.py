@@ -337,6 +337,8 @@ def cost(
     try:
         since_at = _time(since, "--since")
         until_at = _time(until, "--until")
+        if out is not None and "-" in paths:  # before anything is read from it
+            _check_out(out, "-")
         try:
             logs = find_logs(paths)
         except FileNotFoundError as e:
@@ -347,8 +349,7 @@ def cost(
             message = str(e) if isinstance(e, PriceFileError) else f"{prices}: {_reason(e)}"
             raise click.BadParameter(message, param_hint="--prices") from None
         if out is not None:
-            read = [os.fspath(log) for log in logs if isinstance(log, os.PathLike)]
-            _check_out(out, *read, *(["-"] if "-" in paths else []))
+            _check_out(out, *(os.fspath(log) for log in logs if isinstance(log, os.PathLike)))
         with _warnings_to_stderr("cost"), _progress(len(logs)) as step:
             report = cost_report(
                 logs,

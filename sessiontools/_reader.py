@@ -573,8 +573,12 @@ def _gzip_damage(name: str, line: int, offset: int, error: BaseException) -> Dam
 
 def _no_log(name: str, line: int, offset: int, body: bytes) -> DamagedLogError:
     binary = _BINARY.search(body)
-    if binary is not None:
-        at = binary.start()
+    at = len(body) if binary is None else binary.start()
+    try:
+        body[:at].decode("utf-8")
+    except UnicodeDecodeError as e:
+        at = e.start  # a byte that is not UTF-8 comes first
+    if at < len(body):
         what = f"binary data (byte 0x{body[at]:02x} at byte {at + 1} of the line)"
     else:
         what = "the first line is not JSON and does not start with '{'"

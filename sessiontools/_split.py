@@ -137,25 +137,27 @@ def find_cut(path: str, size: int, *, scan_bytes: int = SCAN_BYTES) -> int | Non
     """Where to cut a log in two: the offset of a ``run_started`` line at or after ``CUT_AT``
     of the log, or ``None``. A guess from the bytes, which the child checks.
 
-    The first run within ``scan_bytes`` that follows a ``run_ended`` line (no call left open
-    by a crash) and does not fail a model call before its first turn (which would take the
-    model of the turn before the cut) is taken; else the first ``run_started``. Either is
-    right; the first saves the child's work from being dropped."""
+    Lines of ``SCAN_BYTES`` or more, and a last line without its ``\\n``, are not looked
+    into (and nothing past them is). The first run within ``scan_bytes`` that follows a
+    ``run_ended`` line (no call left open by a crash) and does not fail a model call before
+    its first turn (which would take the model of the turn before the cut) is taken; else the
+    first ``run_started``. Either is right; the first saves the child's work from being
+    dropped."""
     middle = int(size * CUT_AT)
     first = None
     candidate = None
-    bound = scan_bytes + 1  # no line read here is held longer than that
+    bound = SCAN_BYTES + 1  # no line longer than that is held here (one of 3 GB would be)
     with open(path, "rb") as f:
         f.seek(middle)
         skipped = f.readline(bound)  # to the start of a line
         if skipped[-1:] != b"\n":
-            return None  # no line starts within the scan
+            return None  # none starts near the middle
         offset = middle + len(skipped)
         before = b""
-        while offset - middle <= scan_bytes:
+        while True:
             line = f.readline(bound)
             if line[-1:] != b"\n":
-                break  # the end, a line still being written, or one longer than the scan
+                break  # the end, a line still being written, or one too long to look at
             found = _TYPE.match(line)
             kind = found.group(1) if found is not None else b""
             if candidate is not None:
@@ -170,6 +172,8 @@ def find_cut(path: str, size: int, *, scan_bytes: int = SCAN_BYTES) -> int | Non
                     candidate = offset
             offset += len(line)
             before = kind
+            if offset - middle > scan_bytes:
+                break
     return candidate if candidate is not None else first
 
 

@@ -284,3 +284,21 @@ def test_no_fork_or_no_temporary_file_reads_in_one_process(
     assert otlp_json(path, workers=2) == expected
     assert ways == [f"here: no {broken}"]
     assert gc.get_freeze_count() == frozen  # what was frozen for the fork is not left frozen
+
+
+def test_a_copy_of_the_line_before_the_cut_is_read_here(tmp_path: Path, cut_at: Any) -> None:
+    """One reader skips an entry that repeats the one before it: the child, which does not see
+    the line before the cut, cannot; its work is dropped when its first line is that copy."""
+    data = logs.REPEATED_LINES
+    path = tmp_path / "repeated.jsonl"
+    path.write_bytes(data)
+    copy_of_6 = data.rindex(b'{"seq":6,')
+    expected = export(path, workers=1)
+    assert [message for _, message in expected[1]] == [
+        f"{path}: line 8 (byte {copy_of_6}): the entry of line 7 (seq 6) "
+        "again, byte for byte: a copy, skipped (and any other such copy in this log; reported "
+        "once)"
+    ]
+    assert cut_at(path, data.rindex(b'{"seq":8,')) == expected  # at the copy
+    assert cut_at(path, data.index(b'{"seq":8,')) == expected  # before it
+    assert cut_at.ways == ["here: a copy at the cut", "child"]
