@@ -652,3 +652,46 @@ def test_printable_escapes_what_a_terminal_would_act_on() -> None:
         "a\\x1b[2Jb\\rc\\nd\\te\\x7f\\x9b\\u202e\ufffd"
     )
     assert printable("café ✓ 日本") == "café ✓ 日本"
+
+
+# A log read while it is written (item 20), as a property: whenever the writer is, a read that
+# reaches the end of what is written sees a prefix of the log, never damage.
+
+GROWN = RUN + RUN.replace(b'"seq":', b'"seq":1').replace(b'"hi"', b'"again"')
+
+
+class Growing(io.RawIOBase):
+    """A file a writer appends to: what is written grows by the next step each time a read
+    finds the end (the writer writes while the reader works)."""
+
+    def __init__(self, data: bytes, steps: list[int]) -> None:
+        super().__init__()
+        self.data = data
+        self.steps = steps
+        self.written = steps.pop(0) if steps else len(data)
+        self.at = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self.at >= self.written:  # the end, as this read sees it; then the writer goes on
+            self.written = min(
+                len(self.data), self.written + (self.steps.pop(0) if self.steps else 1)
+            )
+            return 0
+        n = min(len(buffer), self.written - self.at)
+        buffer[:n] = self.data[self.at : self.at + n]
+        self.at += n
+        return n
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(1, 120), max_size=40), st.booleans())
+def test_a_read_while_the_log_is_written_sees_a_prefix(steps: list[int], exact: bool) -> None:
+    everything = [e.seq for e in read_bytes(GROWN).entries]
+    source = io.BufferedReader(Growing(GROWN, steps), buffer_size=64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TornTailWarning)
+        seen = [e.seq for e in LogReader(source, exact=exact)]  # never a LogError
+    assert seen == everything[: len(seen)]
