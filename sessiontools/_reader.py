@@ -433,6 +433,8 @@ class LogReader:
         readline = self._file.readline
         first = offset == 0  # the log's first line is still to come
         prev = self._prev
+        # the start of the line before, up to its seq and beyond: most lines differ there
+        head = prev[0][:24] if prev is not None else b""
         # orjson takes the line with its "\n" (and any "\r"): they are JSON whitespace. A blank
         # line fails to parse, and is told apart from a bad one only then. A line without its
         # "\n" (`last`) is the last this read takes, even if more has come since.
@@ -457,7 +459,7 @@ class LogReader:
                         break
                     continue
                 _not_last(name, failed, loose)
-            if prev is not None and not exact and _same_line(raw, prev[0]):
+            if prev is not None and raw.startswith(head) and _same_line(raw, prev[0]):
                 if "repeated entry" not in self._unknown_seen:
                     self._unknown_seen.add("repeated entry")
                     self._warn(
@@ -500,6 +502,7 @@ class LogReader:
                     raise EntryError(name, line_no, start, str(e)) from None
                 if not exact:
                     prev = self._prev = (raw, line_no, entry.seq)
+                    head = raw[:24]
                 yield attach_raw(entry, raw) if exact else entry
             else:
                 loose = (line_no, start, obj)
