@@ -235,8 +235,8 @@ def otel(
     agent_name: str | None,
     max_line_bytes: int,
 ) -> int:
-    """Export SESSION.jsonl (a session log or a run's transcript; - for stdin) as one
-    OTLP/JSON ExportTraceServiceRequest, like `agentloop otel`."""
+    """Export SESSION.jsonl (a session log or a run's transcript, either perhaps gzipped; - for
+    stdin) as one OTLP/JSON ExportTraceServiceRequest, like `agentloop otel`."""
     name = session
     try:
         parent_trace_id = _id(parse_trace_id, parent_trace, "--parent-trace")

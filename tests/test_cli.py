@@ -858,3 +858,15 @@ def test_binary_input_is_one_line_saying_so(tmp_path: Path) -> None:
         "log: binary data (byte 0xb5 at byte 2 of the line); give a session log (agentloop's "
         "JSON lines) or a run's transcript, as it is or compressed with gzip"
     )
+
+
+def test_an_entry_written_twice_is_exported_once(session: Path) -> None:
+    """``sed -n '1,7p;7p;8p'``: the turn of line 7 twice gave two spans with one span id."""
+    lines = ONE_TOOL.splitlines(keepends=True)
+    session.write_bytes(b"".join([*lines[:7], lines[6], *lines[7:]]))
+    result = invoke("otel", str(session))
+    assert result.exit_code == 0
+    assert result.stdout_bytes == expected(ONE_TOOL, conversation_id="run-42")
+    spans = orjson.loads(result.stdout_bytes)["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    assert len({span["spanId"] for span in spans}) == len(spans) == 4
+    assert "line 8" in one_error_line(result) and "a copy, skipped" in result.stderr
