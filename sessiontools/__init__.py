@@ -103,7 +103,7 @@ if TYPE_CHECKING:
         write_otlp_json,
     )
     from ._prices import PriceBook, PriceFileError, Prices, PriceTable, Rates, load_prices
-    from ._reader import ClosingLine, LogReader, LogSource, TornTail, iter_entries
+    from ._reader import MAX_LINE_BYTES, ClosingLine, LogReader, LogSource, TornTail, iter_entries
     from ._report import CostReport, cost_report, render
     from ._session import (
         FORBIDDEN_DECISION,
@@ -221,7 +221,8 @@ _LAZY = {
         "._otel",
     ),
     **dict.fromkeys(
-        ("ClosingLine", "LogReader", "LogSource", "TornTail", "iter_entries"), "._reader"
+        ("MAX_LINE_BYTES", "ClosingLine", "LogReader", "LogSource", "TornTail", "iter_entries"),
+        "._reader",
     ),
     **dict.fromkeys(
         (
@@ -303,6 +304,7 @@ __all__ = [
     "LABEL_TOOL",
     "LIMIT_RESULT",
     "MAX_LABEL_BYTES",
+    "MAX_LINE_BYTES",
     "NIL",
     "NIL_MAP",
     "REFUSED_RESULT",

@@ -2,11 +2,16 @@
 
 Exit status (design/traces.md, "Command"): 0 done; 1 a damaged or unreadable log; 2 a usage
 error (a bad flag, an unusable path). Every error is one line on stderr, never a traceback.
+
+Text from a log or a file name is shown with its control characters escaped (``printable``).
+A file name (SESSION, PATH, ``--out``, ``--prices``) may be any bytes: it is used as it is and
+shown with U+FFFD for each byte that is not UTF-8; any other flag's value must be UTF-8.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import shutil
@@ -24,6 +29,7 @@ import click
 from ._errors import InvalidIdError, LogError, OutOfRangeError, SessionToolsWarning
 from ._names import FORMATS, GROUPS
 from ._otel import export_otlp_json, parse_span_id, parse_trace_id
+from ._reader import MAX_LINE_BYTES, printable
 from ._version import __version__
 
 __all__ = ["cli", "handle_signals", "main"]
@@ -98,6 +104,9 @@ class _Group(click.Group):
         except click.Abort:  # Ctrl-C before the command ran
             _say("sessiontools: interrupted")
             code = EXIT_INTERRUPTED
+        except MemoryError:
+            _say(f"sessiontools: error: {_OUT_OF_MEMORY}")
+            code = EXIT_DAMAGED
         if standalone_mode:
             sys.exit(code)
         return code
@@ -115,8 +124,69 @@ def _one_line(text: str) -> str:
 
 
 def _say(line: str) -> None:
-    """One line on stderr: a newline inside (a file's name can hold one) is written as \\n."""
-    click.echo(line.replace("\r", "\\r").replace("\n", "\\n"), err=True)
+    """One line on stderr, safe for a terminal: a newline inside (a file's name can hold one)
+    is written as \\n, an ESC (log text can hold one) as \\x1b, and so on (``printable``); a
+    byte of a file name that is not UTF-8 as U+FFFD."""
+    click.echo(printable(line), err=True)
+
+
+_OUT_OF_MEMORY = (
+    "out of memory; a log's line is held whole while it is read: lower --max-line-bytes to "
+    "find a line too long, or give the command more memory"
+)
+
+# A lone surrogate: how Python gives a byte of an argument that is not UTF-8.
+_NOT_UTF8 = re.compile("[\ud800-\udfff]")
+
+
+class _Text(click.ParamType):  # type: ignore[type-arg]
+    """A flag's text, which must be UTF-8 (it goes into the output, or is parsed)."""
+
+    name = "text"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str):
+            bad = _NOT_UTF8.search(value)
+            if bad is not None:
+                code = ord(bad.group())
+                what = f"byte 0x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else "a surrogate"
+                self.fail(
+                    f"not valid UTF-8 ({what} at character {bad.start() + 1}); give it in UTF-8",
+                    param,
+                    ctx,
+                )
+        return value
+
+
+_TEXT = _Text()
+
+_SIZE_TEXT = re.compile(r"([0-9]+)([KMG]?)", re.IGNORECASE)
+
+
+class _Size(_Text):
+    """A number of bytes: digits, with K, M or G for KiB, MiB or GiB."""
+
+    name = "size"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, int):
+            return value
+        text = super().convert(value, param, ctx).strip()
+        found = _SIZE_TEXT.fullmatch(text)
+        if found is None or int(found.group(1)) == 0:
+            self.fail(
+                f"{text!r} is not a size: give a positive number of bytes, with K, M or G for "
+                "KiB, MiB or GiB (256M)",
+                param,
+                ctx,
+            )
+        return int(found.group(1)) << (10 * " KMG".index(found.group(2).upper() or " "))
+
+
+_MAX_LINE_HELP = (
+    "The longest line read, in bytes (K, M, G: KiB, MiB, GiB); a longer one is an error. "
+    f"Default {MAX_LINE_BYTES >> 20}M."
+)
 
 
 @click.group("sessiontools", cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -131,16 +201,27 @@ def cli() -> None:
 @click.option(
     "--conversation-id",
     metavar="ID",
+    type=_TEXT,
     help="gen_ai.conversation.id; default: the file's name without its extension.",
 )
-@click.option("--parent-trace", metavar="HEX", help="Put every run in this trace (32 hex).")
+@click.option(
+    "--parent-trace", metavar="HEX", type=_TEXT, help="Put every run in this trace (32 hex)."
+)
 @click.option(
     "--parent-span",
     metavar="HEX",
+    type=_TEXT,
     help="Parent of every run's span (16 hex; needs --parent-trace).",
 )
-@click.option("--service-name", default="agentloop", show_default=True, help="service.name.")
-@click.option("--agent-name", metavar="NAME", help="gen_ai.agent.name, and invoke_agent NAME.")
+@click.option(
+    "--service-name", default="agentloop", show_default=True, type=_TEXT, help="service.name."
+)
+@click.option(
+    "--agent-name",
+    metavar="NAME",
+    type=_TEXT,
+    help="gen_ai.agent.name, and invoke_agent NAME.",
+)
 @click.option(
     "--error-messages",
     is_flag=True,
@@ -148,6 +229,9 @@ def cli() -> None:
         "Add providers' error messages (cut to 1,000 characters) to span status messages; "
         "by default only the error's kind and HTTP status (they can quote the request)."
     ),
+)
+@click.option(
+    "--max-line-bytes", metavar="SIZE", type=_Size(), default=MAX_LINE_BYTES, help=_MAX_LINE_HELP
 )
 def otel(
     session: str,
@@ -158,9 +242,10 @@ def otel(
     service_name: str,
     agent_name: str | None,
     error_messages: bool,
+    max_line_bytes: int,
 ) -> int:
-    """Export SESSION.jsonl (a session log or a run's transcript; - for stdin) as one
-    OTLP/JSON ExportTraceServiceRequest, like `agentloop otel`."""
+    """Export SESSION.jsonl (a session log or a run's transcript, either perhaps gzipped; - for
+    stdin) as one OTLP/JSON ExportTraceServiceRequest, like `agentloop otel`."""
     name = session
     try:
         parent_trace_id = _id(parse_trace_id, parent_trace, "--parent-trace")
@@ -193,6 +278,7 @@ def otel(
                         name=name,
                         workers=None,  # a large log is cut in two, one part per core
                         error_messages=error_messages,
+                        max_line_bytes=max_line_bytes,
                     )
                 target.commit()
         finally:
@@ -206,6 +292,9 @@ def otel(
         return e.exit_code
     except OSError as e:
         _say(f"sessiontools otel: error: {name}: cannot read: {_reason(e)}")
+        return EXIT_DAMAGED
+    except MemoryError:
+        _say(f"sessiontools otel: error: {name}: {_OUT_OF_MEMORY}")
         return EXIT_DAMAGED
     return EXIT_OK
 
@@ -225,8 +314,12 @@ def otel(
 @click.option(
     "--prices", metavar="FILE", help="Prices by model id (JSON or TOML); wins over genai-prices."
 )
-@click.option("--since", metavar="TIME", help="Only calls at or after TIME (RFC 3339 or a date).")
-@click.option("--until", metavar="TIME", help="Only calls before TIME (RFC 3339 or a date).")
+@click.option(
+    "--since", metavar="TIME", type=_TEXT, help="Only calls at or after TIME (RFC 3339 or a date)."
+)
+@click.option(
+    "--until", metavar="TIME", type=_TEXT, help="Only calls before TIME (RFC 3339 or a date)."
+)
 @click.option(
     "--format",
     "fmt",
@@ -236,6 +329,9 @@ def otel(
     help="table for a person; csv and json for programs.",
 )
 @click.option("--out", metavar="FILE", help="Write to FILE (atomically) instead of stdout.")
+@click.option(
+    "--max-line-bytes", metavar="SIZE", type=_Size(), default=MAX_LINE_BYTES, help=_MAX_LINE_HELP
+)
 def cost(
     paths: tuple[str, ...],
     by: tuple[str, ...],
@@ -244,6 +340,7 @@ def cost(
     until: str | None,
     fmt: str,
     out: str | None,
+    max_line_bytes: int,
 ) -> int:
     """What the model calls of the logs in PATH... cost: files, directories (their *.jsonl and
     *.jsonl.gz), globs, or - for standard input. A damaged or unreadable log is reported and
@@ -265,6 +362,8 @@ def cost(
             raise click.BadParameter(
                 "- (standard input) is given more than once", param_hint="PATH"
             )
+        if out is not None and "-" in paths:  # before anything is read from it
+            _check_out(out, "-")
         items: list[Any] = [
             LogStream(_stdin("PATH"), "<stdin>") if path == "-" else path for path in paths
         ]
@@ -279,8 +378,6 @@ def cost(
             raise click.BadParameter(message, param_hint="--prices") from None
         if out is not None:
             _check_out(out, *(os.fspath(log) for log in logs if isinstance(log, os.PathLike)))
-            if "-" in paths:
-                _check_out_stdin(out)
         with _warnings_to_stderr("cost"), _progress(len(logs)) as step:
             report = cost_report(
                 logs,
@@ -290,6 +387,7 @@ def cost(
                 until=until_at,
                 progress=step,
                 workers=None,  # a pool of processes for many logs (this process has no threads)
+                max_line_bytes=max_line_bytes,
             )
         for skipped in report.tables.skipped:
             _say(f"sessiontools cost: error: {skipped.problem}; skipped")
@@ -309,23 +407,10 @@ def cost(
     except OutOfRangeError as e:  # token sums across logs past 2^63-1
         _say(f"sessiontools cost: error: {e}")
         return EXIT_DAMAGED
+    except MemoryError:
+        _say(f"sessiontools cost: error: {_OUT_OF_MEMORY}")
+        return EXIT_DAMAGED
     return EXIT_DAMAGED if report.tables.skipped else EXIT_OK
-
-
-def _check_out_stdin(out: str) -> None:
-    """``--out`` must not be the file standard input reads (``cost - --out s.jsonl <
-    s.jsonl`` would replace the log being read with the report)."""
-    try:
-        given = os.fstat(sys.stdin.fileno()) if sys.stdin is not None else None
-        target = os.stat(out) if os.path.exists(out) else None
-    except (OSError, ValueError):  # no descriptor (a test's stdin), or nothing to stat
-        return
-    if given is not None and target is not None and os.path.samestat(given, target):
-        raise click.BadParameter(
-            "is the file standard input reads, a log being read; a reader never changes a "
-            "session file",
-            param_hint="--out",
-        )
 
 
 def _time(text: str | None, flag: str) -> Any:
@@ -397,17 +482,117 @@ def _open_session(session: str) -> tuple[IO[bytes], str]:
 
 
 def _check_out(out: str, *inputs: str) -> None:
+    """Refuse an ``--out`` that cannot be written or must not be: a directory, a missing
+    directory, a log being read (``-``: the file standard input is), and what ``_out_file``
+    refuses."""
     directory = os.path.dirname(os.path.realpath(out)) or "."
     if os.path.isdir(out):
         raise click.BadParameter(f"{out} is a directory", param_hint="--out")
     if not os.path.isdir(directory):
         raise click.BadParameter(f"no directory {directory}", param_hint="--out")
     for path in inputs:
-        if path != "-" and os.path.exists(out) and os.path.samefile(out, path):
+        if path == "-":
+            if _is_stdin(out):
+                raise click.BadParameter(
+                    "is standard input, the log being read; a reader never changes a session file",
+                    param_hint="--out",
+                )
+        elif os.path.exists(out) and os.path.samefile(out, path):
             raise click.BadParameter(
                 f"is {path}, a log being read; a reader never changes a session file",
                 param_hint="--out",
             )
+    if not _STREAM.match(out):
+        try:
+            _out_file(out)
+        except OSError as e:
+            raise click.BadParameter(f"{out}: {_reason(e)}", param_hint="--out") from None
+
+
+def _is_stdin(path: str) -> bool:
+    """Whether ``path`` is the file standard input reads (a session given as ``-``)."""
+    try:
+        here = os.fstat(sys.stdin.fileno())
+        there = os.stat(path)
+    except (AttributeError, OSError, ValueError):  # no stdin, no such file, a test's stream
+        return False
+    return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
+
+
+# The symbolic links followed before a loop is assumed (Linux's own limit).
+_MAX_LINKS = 40
+
+
+def _out_file(path: str) -> tuple[str, os.stat_result | None]:
+    """The file ``--out`` names, its symbolic links followed, and its status (``None`` when it
+    does not exist yet). Refused (``click.BadParameter``):
+
+    - a symbolic link in a sticky, world-writable directory (such as ``/tmp``) owned neither
+      by this user nor by the directory's owner: the kernel's ``protected_symlinks`` rule, so
+      that another user cannot plant a link that makes this command replace that user's file
+      (or any other), whether or not the rule is on;
+    - an existing file this user could not write (``os.access``; for root, any file is
+      writable, as the kernel sees it): replacing it by a rename, which needs only the
+      directory, would get round its permissions.
+
+    Raises:
+        OSError: a link cannot be read, or loops.
+    """
+    for _ in range(_MAX_LINKS):
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            return path, None
+        if not stat.S_ISLNK(st.st_mode):
+            break
+        directory = os.path.dirname(path) or "."
+        _check_link(path, st, directory)
+        path = os.path.join(directory, os.readlink(path))
+    else:
+        raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
+    if stat.S_ISREG(st.st_mode) and not _may_write(path):
+        raise click.BadParameter(
+            f"{path} is read-only (mode {stat.filemode(st.st_mode)}); it is not replaced: make "
+            "it writable, or give another file",
+            param_hint="--out",
+        )
+    return path, st
+
+
+def _may_write(path: str) -> bool:
+    """Whether this process could open ``path`` for writing, as the kernel decides (its
+    effective ids)."""
+    return os.access(path, os.W_OK, effective_ids=os.access in os.supports_effective_ids)
+
+
+def _check_link(link: str, st: os.stat_result, directory: str) -> None:
+    """Refuse to follow ``link`` (its ``lstat`` is ``st``) as ``protected_symlinks`` does."""
+    try:
+        parent = os.stat(directory)
+    except OSError:
+        return  # the kernel has its say when the file is written
+    shared = parent.st_mode & stat.S_ISVTX and parent.st_mode & stat.S_IWOTH
+    if shared and st.st_uid != os.geteuid() and st.st_uid != parent.st_uid:
+        raise click.BadParameter(
+            f"{link} is a symbolic link of another user (uid {st.st_uid}) in a shared "
+            "directory (sticky and world-writable): it is not followed (the kernel's "
+            "protected-symlinks rule); remove it, or give another file",
+            param_hint="--out",
+        )
+
+
+def _temporary_prefix(directory: str, name: str) -> str:
+    """``.NAME.``, with ``NAME`` cut so that the temporary file's name (the prefix, 8 random
+    characters and ``.tmp``) stays within the file system's limit on a name (``NAME_MAX``)."""
+    try:
+        name_max = os.pathconf(directory, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        name_max = 255
+    room = max(name_max - len("..") - 8 - len(".tmp"), 1)
+    encoded = os.fsencode(name)
+    if len(encoded) > room:
+        name = os.fsdecode(encoded[:room])  # a cut character stays as its bytes
+    return f".{name}."
 
 
 # A stream of this process given as a path: written into, never replaced.
@@ -419,7 +604,8 @@ class _Output:
 
     - a regular file (or a new one) is replaced by renaming the temporary file onto it (the
       file a symlink points to, keeping an existing file's permission bits), so a failure
-      never leaves a half-written file;
+      never leaves a half-written file; a read-only file, or a link another user planted in
+      a shared directory, is refused (``_out_file``);
     - standard output, or a device or pipe given as ``--out`` (``/dev/stdout``, a FIFO), gets
       the bytes copied into it: those cannot be renamed onto.
     """
@@ -431,19 +617,19 @@ class _Output:
         self.target: str | None = None  # the regular file to rename onto
         self.mode: int | None = None  # its permission bits, when it exists
         try:
-            st = os.stat(path) if path is not None and os.path.exists(path) else None
-            if (
-                path is None
-                or (st is not None and not stat.S_ISREG(st.st_mode))
-                or _STREAM.match(path)  # /dev/stdout may be a regular file (`>> log`)
-            ):
-                self.file: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 - closed in __exit__
+            if path is None or _STREAM.match(path):  # /dev/stdout may be a regular file
+                target, st = None, None
             else:
-                self.target = os.path.realpath(path)
+                target, st = _out_file(path)
+            if target is None or (st is not None and not stat.S_ISREG(st.st_mode)):
+                self.file: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 - closed in __exit__
+            else:  # a regular file, or a new one (a dangling link's target, as open() makes)
+                self.target = target
                 self.mode = stat.S_IMODE(st.st_mode) if st is not None else None
+                directory = os.path.dirname(target) or "."
                 fd, self.tmp = tempfile.mkstemp(
-                    dir=os.path.dirname(self.target),
-                    prefix=f".{os.path.basename(self.target)}.",
+                    dir=directory,
+                    prefix=_temporary_prefix(directory, os.path.basename(target)),
                     suffix=".tmp",
                 )
                 self.file = os.fdopen(fd, "wb")

@@ -29,7 +29,7 @@ from ._errors import LogError, SessionToolsWarning
 from ._identity import RunIdentity, run_identity
 from ._model import Run, Session, SessionFold, iter_runs
 from ._otel import default_conversation_id
-from ._reader import ClosingLine, LogReader
+from ._reader import MAX_LINE_BYTES, ClosingLine, LogReader, shown_name
 from ._split import available_cores, default_signals
 from ._usage import UsageConventionError, check_counts
 
@@ -489,21 +489,24 @@ class _LogRead:
     error: LogError | UsageConventionError | OSError | None
 
 
-def _read_log(source: str | LogStream, split: bool = False) -> _LogRead:
+def _read_log(
+    source: str | LogStream, split: bool = False, max_line_bytes: int | None = MAX_LINE_BYTES
+) -> _LogRead:
     """Read one log (a path, or a file open in binary mode, which is never cut in two); what
     goes wrong is returned, to be raised (or skipped) in order. ``split``: read a large log in
-    two processes (``_split.plan_cut`` with ``None``)."""
+    two processes (``_split.plan_cut`` with ``None``). A path's name in messages is the path
+    with each byte that is not UTF-8 as U+FFFD (``shown_name``)."""
     rows = None
     error: LogError | UsageConventionError | OSError | None = None
-    name = source.name if isinstance(source, LogStream) else source
+    name = source.name if isinstance(source, LogStream) else shown_name(source)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SessionToolsWarning)
         try:
             opened = source.file if isinstance(source, LogStream) else source
             # export=True: what the frames cannot hold is an EntryError (file, line, byte), as
             # in `sessiontools otel` (sessiontools._limits)
-            with LogReader(opened, name=name, export=True) as log:
-                cut = _split.plan_cut(log, None) if split and opened is name else None
+            with LogReader(opened, name=name, export=True, max_line_bytes=max_line_bytes) as log:
+                cut = _split.plan_cut(log, None) if split and opened is source else None
                 if cut is None:
                     runs_read = list(iter_runs(log, SessionFold(name)))
                     rows = _LogRows(name, runs_read, log.closing_line)
@@ -598,11 +601,18 @@ class LogReads:
     while they read. Iterate once: each log's ``_LogRead``, or the ``Session`` given. Use as a
     context manager, which stops the pool.
 
+    ``max_line_bytes``: the longest line read (see ``LogReader``); ``None``: no limit.
+
     Raises:
-        ValueError: ``workers`` is below 1.
+        ValueError: ``workers`` is below 1; ``max_line_bytes`` is not positive.
     """
 
-    def __init__(self, items: Sequence[Found], workers: int | None = None) -> None:
+    def __init__(
+        self,
+        items: Sequence[Found],
+        workers: int | None = None,
+        max_line_bytes: int | None = MAX_LINE_BYTES,
+    ) -> None:
         self.items = list(items)
         paths = [os.fspath(item) for item in self.items if isinstance(item, Path)]
         split = workers != 1  # without a pool, a large log is read in two processes
@@ -610,10 +620,17 @@ class LogReads:
             workers = min(available_cores(), MAX_WORKERS) if len(paths) >= PARALLEL_FROM else 1
         if workers < 1:
             raise ValueError(f"workers must be at least 1, not {workers}")
+        if max_line_bytes is not None and (
+            max_line_bytes.__class__ is not int or max_line_bytes < 1
+        ):
+            raise ValueError(
+                f"max_line_bytes must be a positive integer or None, not {max_line_bytes!r}"
+            )
+        read = self._read = functools.partial(_read_log, max_line_bytes=max_line_bytes)
         self.workers = workers if len(paths) > 1 else 1
         self._pool: concurrent.futures.ProcessPoolExecutor | None = None
         if self.workers == 1:
-            self._reads: Iterator[_LogRead] = map(functools.partial(_read_log, split=split), paths)
+            self._reads: Iterator[_LogRead] = map(functools.partial(read, split=split), paths)
         else:
             # fork where there is one: the workers need nothing but what this process has,
             # and a script without a `__main__` guard is not run again (as spawn would).
@@ -628,7 +645,7 @@ class LogReads:
             # Ctrl-C and SIGTERM wait until the forks are done.
             mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP)
             try:
-                self._reads = self._pool.map(_read_log, paths, chunksize=chunk)
+                self._reads = self._pool.map(read, paths, chunksize=chunk)
             finally:
                 signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
@@ -637,7 +654,7 @@ class LogReads:
             if isinstance(item, Session):
                 yield item
             elif isinstance(item, LogStream):
-                yield _read_log(item)  # here, in order: the file is this process's
+                yield self._read(item)  # here, in order: the file is this process's
             elif isinstance(item, Unlisted):
                 yield _LogRead(os.fspath(item.path), None, (), item.error)
             else:

@@ -48,6 +48,7 @@ from ._limits import INT64_MAX, check_run
 from ._model import Session
 from ._names import GROUPS
 from ._prices import PriceBook, Prices
+from ._reader import MAX_LINE_BYTES
 from ._usage import UsageConventionError
 
 __all__ = [
@@ -383,6 +384,7 @@ def read_costs(
     skip_damaged: bool = False,
     progress: Callable[[str], None] | None = None,
     workers: int | None = 1,
+    max_line_bytes: int | None = MAX_LINE_BYTES,
 ) -> CostTables:
     """Read logs once into the three cost frames.
 
@@ -409,6 +411,7 @@ def read_costs(
             ``sessiontools cost`` passes ``None``. In a notebook, whose kernel runs threads,
             forking is best avoided: keep 1. The tables are the same whatever the number: logs
             are taken in order.
+        max_line_bytes: the longest line read (see ``LogReader``); ``None``: no limit.
 
     Returns:
         ``CostTables`` with ``model_calls``, ``runs`` and ``tool_calls`` (columns in
@@ -428,7 +431,11 @@ def read_costs(
         CostMismatchWarning: a transcript's ``cost_usd`` and the computed cost of its run
             differ by more than 1%; and the reader's warnings (``SessionToolsWarning``).
     """
-    started = logs if isinstance(logs, LogReads) else LogReads(find_logs(logs), workers)
+    started = (
+        logs
+        if isinstance(logs, LogReads)
+        else LogReads(find_logs(logs), workers, max_line_bytes=max_line_bytes)
+    )
     builder = _Builder()
     skipped: list[SkippedLog] = []
     said: list[str] = []

@@ -65,7 +65,7 @@ from ._entries import (
     Usage,
 )
 from ._errors import LogStructureWarning, PinError
-from ._reader import ClosingLine, LogReader, LogSource, TornTail
+from ._reader import MAX_LINE_BYTES, ClosingLine, LogReader, LogSource, TornTail
 from ._values import fast_maker
 
 if TYPE_CHECKING:  # loaded when a Session first needs them: reading and exporting do not
@@ -955,12 +955,16 @@ def _session(
     )
 
 
-def read_session(source: LogSource, *, name: str | None = None) -> Session:
+def read_session(
+    source: LogSource, *, name: str | None = None, max_line_bytes: int | None = MAX_LINE_BYTES
+) -> Session:
     """Read a whole session log into a ``Session``.
 
     Args:
-        source: a path, or a file opened in binary mode (read, never written or locked).
+        source: a path, or a file opened in binary mode (read, never written or locked); a
+            log compressed with gzip is read decompressed.
         name: what to call the log in messages; default the path or the file's name.
+        max_line_bytes: the longest line read (see ``LogReader``); ``None``: no limit.
 
     Raises:
         DamagedLogError, EntryError: the log is damaged (file, line and offset named).
@@ -971,7 +975,7 @@ def read_session(source: LogSource, *, name: str | None = None) -> Session:
         LogStructureWarning: see ``SessionFold``.
     """
     entries: list[Entry] = []
-    with LogReader(source, name=name) as reader:
+    with LogReader(source, name=name, max_line_bytes=max_line_bytes) as reader:
         fold = SessionFold(reader.name)
         runs = list(iter_runs(_keep(reader, entries), fold))
     return _session(

@@ -30,7 +30,7 @@ from ._entries import ModelError, Usage
 from ._errors import InvalidIdError
 from ._limits import check_run
 from ._model import Run, SessionFold, iter_runs
-from ._reader import LogReader, LogSource
+from ._reader import MAX_LINE_BYTES, LogReader, LogSource
 from ._usage import to_otel
 from ._values import fast_maker
 from ._version import __version__
@@ -742,6 +742,7 @@ def export_otlp_json(
     name: str | None = None,
     workers: int | None = 1,
     error_messages: bool = False,
+    max_line_bytes: int | None = MAX_LINE_BYTES,
 ) -> None:
     """Export a session log, or a run's transcript, as OTLP/JSON, streaming: what
     ``sessiontools otel`` writes. Memory holds one run at a time.
@@ -763,7 +764,9 @@ def export_otlp_json(
             file of at least ``SPLIT_FROM_BYTES`` (8 MB) when two cores are free and the
             platform can fork, else 1 (what ``sessiontools otel`` uses). Avoid forking in a
             process that runs threads, such as a notebook kernel: keep the default there.
-            Standard input, a pipe, or a file not at its start is read in this process.
+            Standard input, a pipe, a log compressed with gzip, or a file not at its start is
+            read in this process.
+        max_line_bytes: the longest line read (see ``LogReader``); ``None``: no limit.
 
     Raises:
         DamagedLogError, EntryError, OSError: see ``read_session``. The log is read with
@@ -781,7 +784,7 @@ def export_otlp_json(
     parent_trace_id, parent_span_id = _check_parents(parent_trace_id, parent_span_id)
     if workers not in (1, 2, None):
         raise ValueError(f"workers must be 1, 2 or None, not {workers!r}")
-    with LogReader(source, name=name, export=True) as reader:
+    with LogReader(source, name=name, export=True, max_line_bytes=max_line_bytes) as reader:
         if conversation_id is None:
             conversation_id = default_conversation_id(reader.name)
         spans = _Spans(
@@ -878,6 +881,7 @@ def otlp_json(
     name: str | None = None,
     workers: int | None = 1,
     error_messages: bool = False,
+    max_line_bytes: int | None = MAX_LINE_BYTES,
 ) -> bytes:
     """Export a session log, or a run's transcript, as OTLP/JSON: what ``sessiontools otel``
     prints. The arguments, errors and warnings are ``export_otlp_json``'s.
@@ -897,6 +901,7 @@ def otlp_json(
         name=name,
         workers=workers,
         error_messages=error_messages,
+        max_line_bytes=max_line_bytes,
     )
     return bytes(out)
 

@@ -31,6 +31,7 @@ from tabulate import tabulate
 from ._frames import CostTables, Logs, PriceSource, cost_by, read_costs, usd_text
 from ._names import FORMATS, GROUPS
 from ._prices import PriceBook
+from ._reader import MAX_LINE_BYTES
 
 __all__ = ["FORMATS", "CostReport", "cost_report", "escape_text", "parse_time", "render"]
 
@@ -102,11 +103,12 @@ def cost_report(
     skip_damaged: bool = True,
     progress: Callable[[str], None] | None = None,
     workers: int | None = 1,
+    max_line_bytes: int | None = MAX_LINE_BYTES,
 ) -> CostReport:
     """Read ``logs`` and group the cost of their model calls.
 
     Args:
-        logs, prices, skip_damaged, progress, workers: see ``read_costs``.
+        logs, prices, skip_damaged, progress, workers, max_line_bytes: see ``read_costs``.
         by: any of ``session``, ``run``, ``day``, ``model``, ``provider``, ``tool``.
         since, until: keep the calls made at or after ``since`` and before ``until``.
 
@@ -124,7 +126,12 @@ def cost_report(
         )
     book = prices if isinstance(prices, PriceBook) else PriceBook(prices)
     tables = read_costs(
-        logs, prices=book, skip_damaged=skip_damaged, progress=progress, workers=workers
+        logs,
+        prices=book,
+        skip_damaged=skip_damaged,
+        progress=progress,
+        workers=workers,
+        max_line_bytes=max_line_bytes,
     )
     calls = tables.model_calls
     if since is not None:

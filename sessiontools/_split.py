@@ -15,8 +15,10 @@ depend on (``_TailFold``):
 - the model of a failed call that comes before any turn of the child's part, which is the
   model of the session's last turn.
 
-When the child needed a call or a model that the session before the cut has, or failed in any
-way, its work is dropped and this process reads the second part itself. The warnings either
+When the child needed a call or a model that the session before the cut has, or its first
+line repeats the last entry before the cut (which one reader skips as a copy), or it failed in
+any way, its work is dropped and this process reads the second part itself. A log compressed
+with gzip is read in one process (its bytes are not the lines'). The warnings either
 process gives are merged as one reader would give them (each kind once, in the order of the
 lines; the child numbers lines from the cut, and this process, which counts the lines before
 it, numbers them again), and an error in the second part is raised once the first part is
@@ -45,7 +47,7 @@ from typing import IO, Any, Protocol
 from ._entries import Entry, ModelErrorEntry, RunStartedEntry
 from ._errors import LogError, LogStructureWarning, UnknownEntryWarning
 from ._model import Run, SessionFold, iter_runs
-from ._reader import ClosingLine, LogReader, _not_last
+from ._reader import MAX_LINE_BYTES, ClosingLine, LogReader, _not_last, _same_line
 
 __all__ = [
     "SPLIT_FROM_BYTES",
@@ -135,19 +137,27 @@ def find_cut(path: str, size: int, *, scan_bytes: int = SCAN_BYTES) -> int | Non
     """Where to cut a log in two: the offset of a ``run_started`` line at or after ``CUT_AT``
     of the log, or ``None``. A guess from the bytes, which the child checks.
 
-    The first run within ``scan_bytes`` that follows a ``run_ended`` line (no call left open
-    by a crash) and does not fail a model call before its first turn (which would take the
-    model of the turn before the cut) is taken; else the first ``run_started``. Either is
-    right; the first saves the child's work from being dropped."""
+    Lines of ``SCAN_BYTES`` or more, and a last line without its ``\\n``, are not looked
+    into (and nothing past them is). The first run within ``scan_bytes`` that follows a
+    ``run_ended`` line (no call left open by a crash) and does not fail a model call before
+    its first turn (which would take the model of the turn before the cut) is taken; else the
+    first ``run_started``. Either is right; the first saves the child's work from being
+    dropped."""
     middle = int(size * CUT_AT)
     first = None
     candidate = None
+    bound = SCAN_BYTES + 1  # no line longer than that is held here (one of 3 GB would be)
     with open(path, "rb") as f:
         f.seek(middle)
-        f.readline()  # to the start of a line
-        offset = f.tell()
+        skipped = f.readline(bound)  # to the start of a line
+        if skipped[-1:] != b"\n":
+            return None  # none starts near the middle
+        offset = middle + len(skipped)
         before = b""
-        for line in f:
+        while True:
+            line = f.readline(bound)
+            if line[-1:] != b"\n":
+                break  # the end, a line still being written, or one too long to look at
             found = _TYPE.match(line)
             kind = found.group(1) if found is not None else b""
             if candidate is not None:
@@ -216,6 +226,7 @@ class _Tail:
     said: list[tuple[type[Warning], str, int, str]] = field(default_factory=list)
     first_said: int = 0  # said[:first_said] came from reading the first line
     first_seq: int | None = None
+    first_line: bytes = b""  # the line at the cut (one reader skips it if it repeats the last)
     missed_calls: set[str] = field(default_factory=set)
     needs_model: bool = False
     error: LogError | None = None
@@ -243,7 +254,13 @@ class Job(Protocol):
 
 
 def read_tail(
-    path: str, name: str, cut: int, out: IO[bytes], job: Job, export: bool = False
+    path: str,
+    name: str,
+    cut: int,
+    out: IO[bytes],
+    job: Job,
+    export: bool = False,
+    max_line_bytes: int | None = MAX_LINE_BYTES,
 ) -> _Tail | None:
     """Read the part of the log from ``cut`` (the child's work), giving its runs to
     ``job.tail``. Lines are numbered from the cut (the line at the cut is line 1), in warnings,
@@ -254,7 +271,9 @@ def read_tail(
     start_line = 0
     with open(path, "rb") as f:
         f.seek(cut)
-        reader = LogReader._part(f, name, cut, start_line, None, export=export)
+        reader = LogReader._part(
+            f, name, cut, start_line, None, export=export, max_line_bytes=max_line_bytes
+        )
         fold = _TailFold(name)
         reader._sink = fold._sink = tail.said
         entries = iter(reader)
@@ -268,6 +287,8 @@ def read_tail(
             ):
                 return None
             tail.first_seq = first.seq
+            assert reader._prev is not None
+            tail.first_line = reader._prev[0]
             tail.result = job.tail(iter_runs(_then(first, entries), fold), out)
             tail.closing_line = reader.closing_line
         except LogError as e:
@@ -298,7 +319,14 @@ class _Child:
     ``result()`` waits for it; leaving the ``with`` block kills it if it still runs."""
 
     def __init__(
-        self, path: str, name: str, cut: int, out: IO[bytes], job: Job, export: bool
+        self,
+        path: str,
+        name: str,
+        cut: int,
+        out: IO[bytes],
+        job: Job,
+        export: bool = False,
+        max_line_bytes: int | None = MAX_LINE_BYTES,
     ) -> None:
         self._receive, send = os.pipe()
         # Objects alive now are left alone by the collector, in both processes: it would touch
@@ -324,7 +352,7 @@ class _Child:
                 default_signals()  # Ctrl-C ends the child at once, running no Python code
                 signal.pthread_sigmask(signal.SIG_SETMASK, mask)
                 os.close(self._receive)
-                data = pickle.dumps(read_tail(path, name, cut, out, job, export))
+                data = pickle.dumps(read_tail(path, name, cut, out, job, export, max_line_bytes))
             except BaseException:  # whatever it is, the parent reads the part itself
                 pass
             finally:
@@ -380,7 +408,8 @@ def read_in_two(reader: LogReader, path: str, cut: int, job: Job) -> tuple[str, 
 
     Returns:
         how the second part was read: ``child``; else ``here:`` and why the child's work
-        was dropped (``no run at the cut``, ``an open call``, ``the last model``) or there was
+        was dropped (``no run at the cut``, ``a copy at the cut``, ``an open call``, ``the last
+        model``) or there was
         none (``no temporary file``, ``no fork``: the whole log is read here). And the log's
         closing line, if it is a transcript.
 
@@ -394,17 +423,22 @@ def read_in_two(reader: LogReader, path: str, cut: int, job: Job) -> tuple[str, 
         return "here: no temporary file", reader.closing_line
     with out:
         try:
-            child = _Child(path, reader.name, cut, out, job, reader.export)
+            child = _Child(path, reader.name, cut, out, job, reader.export, reader.max_line_bytes)
         except OSError:
             job.first(iter_runs(reader, SessionFold(reader.name)))
             return "here: no fork", reader.closing_line
         with child:
-            first = LogReader._part(reader._file, reader.name, 0, 0, cut, export=reader.export)
+            limit = reader.max_line_bytes
+            first = LogReader._part(
+                reader._file, reader.name, 0, 0, cut, export=reader.export, max_line_bytes=limit
+            )
             fold = SessionFold(reader.name)
             job.first(_fed(first, fold))  # the run open at the cut is not ended yet
             tail = child.result()
         if tail is None:
             why = "no run at the cut"
+        elif first._prev is not None and _same_line(tail.first_line, first._prev[0]):
+            why = "a copy at the cut"
         elif tail.missed_calls & fold._open_calls.keys():
             why = "an open call"
         elif tail.needs_model and (fold._provider or fold._request_model):
@@ -420,9 +454,11 @@ def read_in_two(reader: LogReader, path: str, cut: int, job: Job) -> tuple[str, 
                 None,
                 first._pending,
                 export=reader.export,
+                max_line_bytes=limit,
             )
             rest._unknown_seen = first._unknown_seen
             rest._limits = first._limits
+            rest._prev = first._prev
             job.first(iter_runs(rest, fold))
             return f"here: {why}", rest.closing_line
         _not_last(reader.name, *first._pending)  # the line at the cut is an entry
@@ -474,7 +510,7 @@ def _say(
     """Give the child's warnings that one reader would have given (each kind once), their
     lines numbered from the start of the log (``lines`` come before the cut)."""
     for category, key, line, rest in said:
-        if category is UnknownEntryWarning:
+        if category is UnknownEntryWarning or key == "repeated entry":  # the reader's
             if key in reader._unknown_seen:
                 continue
             reader._unknown_seen.add(key)

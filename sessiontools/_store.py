@@ -213,10 +213,16 @@ class FileStore:
         A missing file is an empty session: ``[]``. A last line that is not complete JSON is a
         write cut short by a crash: it is ignored, with a ``TornTailWarning``. A complete last
         line without its ``\\n`` is an entry like any other. Entries are read with
-        ``LogReader(path, exact=True)``, so each re-encodes to the bytes of its line.
+        ``LogReader(path, exact=True, max_line_bytes=None, gzip=False)``, so each re-encodes
+        to the bytes of its line: an entry that repeats the one before it is kept (Go's
+        ``Load`` keeps it too), lines of any length are read (what ``append`` writes has no
+        limit either), and the file's bytes are read as they are (a gzip file is not a log
+        this store can append to).
 
         Never locks and never writes: it can run while another process holds the writer
-        lock, and then reads up to the last complete line.
+        lock, or appends to the file itself. It then reads up to the line being written: a
+        line that has no ``\\n`` yet when it is read ends the read (a torn tail at most,
+        never damage).
 
         Returns:
             the entries, each with ``line`` set to its 1-based line number.
@@ -227,7 +233,7 @@ class FileStore:
             OSError: the file exists but cannot be read (a directory, no permission).
         """
         try:
-            reader = LogReader(self.path, exact=True)
+            reader = LogReader(self.path, exact=True, max_line_bytes=None, gzip=False)
         except FileNotFoundError:
             return []
         with reader:
@@ -426,7 +432,9 @@ class MemoryStore:
         """Every entry, in order, as new values (``line`` set to its 1-based position)."""
         with self._mutex:
             data = b"".join(line + b"\n" for line in self._lines)
-        with LogReader(io.BytesIO(data), name="<memory>", exact=True) as reader:
+        with LogReader(
+            io.BytesIO(data), name="<memory>", exact=True, max_line_bytes=None, gzip=False
+        ) as reader:
             return list(reader)
 
     def append(self, entry: Entry) -> None:

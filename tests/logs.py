@@ -85,3 +85,25 @@ DENY_REFUSE = (
         outcome(turns=2, refused=[{"call_id": "c2", "tool": "fetch", "labels": ["private"]}]),
     )
 )
+
+
+def _twice(data: bytes, seq: int) -> bytes:
+    """``data`` with the line of entry ``seq`` written twice, as a copy of a line leaves it."""
+    lines = data.splitlines(keepends=True)
+    at = next(i for i, text in enumerate(lines) if text.startswith(b'{"seq":%d,' % seq))
+    return b"".join(lines[: at + 1] + lines[at:])
+
+
+# A log with lines written twice (issue 10, item 5): a turn in the first run, and the
+# run_started of the second run (a cut there finds the child's first line repeated).
+REPEATED_LINES = _twice(
+    _twice(
+        ONE_TOOL
+        + line(8, "run_started", {"prompt": "again"})
+        + line(9, "message", user("again"))
+        + line(10, "message", assistant(text="again", u=usage(40, 4)))
+        + line(11, "run_ended", outcome(u=usage(40, 4))),
+        6,
+    ),
+    8,
+)

@@ -43,8 +43,8 @@ class InProcessChild:
     """``_split._Child`` without the fork: the child's work runs when its result is asked for,
     after the first part, as the forked child's result is taken."""
 
-    def __init__(self, path: str, name: str, cut: int, out: Any, job: Any, export: bool) -> None:
-        self.args = (path, name, cut, out, job, export)
+    def __init__(self, *args: Any) -> None:
+        self.args = args  # path, name, cut, out, job, export, max_line_bytes
 
     def result(self) -> Any:
         return _split.read_tail(*self.args)

@@ -2,17 +2,28 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import traceback
 import warnings
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import click
+import orjson
 import pytest
 from click.testing import CliRunner, Result
 
-from sessiontools import otlp_json
-from sessiontools._cli import cli, main
-from tests.helpers import line, outcome, usage
+from sessiontools import _cli, otlp_json
+from sessiontools._cli import _check_out, _temporary_prefix, cli, main
+from tests.helpers import REPO, line, outcome, usage, user
 from tests.logs import CRASH_AND_RESUME, ONE_TOOL
 from tests.otlp import spans
 
@@ -456,3 +467,446 @@ def test_dir_lists_every_public_name() -> None:
     import sessiontools
 
     assert dir(sessiontools) == sorted(sessiontools.__all__)
+
+
+# -- issue 10: input and output handling --------------------------------------------------------
+
+
+def command(*args: str | bytes, stdin: Any = subprocess.DEVNULL, **options: Any) -> Any:
+    """``python -m sessiontools ARGS`` in a process of its own (arguments may be bytes, as a
+    shell passes them); its status, stdout and stderr."""
+    return subprocess.run(
+        [sys.executable, "-m", "sessiontools", *args],
+        stdin=stdin,
+        capture_output=True,
+        check=False,
+        cwd=options.pop("cwd", REPO),
+        **options,
+    )
+
+
+def one_line(stderr: bytes) -> str:
+    text = stderr.decode("utf-8")  # valid UTF-8, whatever the names and flags
+    assert "Traceback" not in text
+    lines = text.splitlines()
+    assert len(lines) == 1, text
+    return lines[0]
+
+
+def test_stdin_that_is_the_out_file_is_refused(session: Path, tmp_path: Path) -> None:
+    """``otel - --out s.jsonl < s.jsonl`` replaced the session log. The guard compares the
+    file standard input is (device and inode), not only paths."""
+    before = session.read_bytes()
+    with open(session, "rb") as stdin:
+        got = command("otel", "-", "--out", str(session), stdin=stdin)
+    assert got.returncode == 2
+    assert one_line(got.stderr) == (
+        "sessiontools otel: error: Invalid value for --out: is standard input, the log being "
+        "read; a reader never changes a session file (see 'sessiontools otel --help')"
+    )
+    assert session.read_bytes() == before
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(session)
+    with open(session, "rb") as stdin:  # another path to the same file
+        assert command("otel", "-", "--out", str(link), stdin=stdin).returncode == 2
+    assert session.read_bytes() == before
+    out = tmp_path / "trace.json"
+    with open(session, "rb") as stdin:  # another file is fine
+        assert command("otel", "-", "--out", str(out), stdin=stdin).returncode == 0
+    assert out.read_bytes() == expected(before, conversation_id="stdin")
+
+
+def test_check_out_compares_standard_input_for_either_command(
+    session: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with open(session, "rb") as stdin:
+        monkeypatch.setattr(sys, "stdin", stdin)
+        with pytest.raises(click.BadParameter, match="is standard input"):
+            _check_out(str(session), "-")
+        _check_out(str(session.with_name("other.json")), "-")
+    monkeypatch.setattr(sys, "stdin", None)  # no stdin: nothing to compare
+    _check_out(str(session), "-")
+
+
+# Names and flags that are not UTF-8 (item 7).
+
+NOT_UTF8 = "caf\udce9"  # what Python makes of the argument b"caf\xe9"
+
+
+@pytest.mark.parametrize(
+    "flag",
+    [
+        "--conversation-id",
+        "--parent-trace",
+        "--parent-span",
+        "--service-name",
+        "--agent-name",
+        "--max-line-bytes",
+    ],
+)
+def test_a_flag_value_that_is_not_utf8_is_a_usage_error(session: Path, flag: str) -> None:
+    args = ["otel", str(session), flag, NOT_UTF8]
+    if flag == "--parent-span":
+        args += ["--parent-trace", PARENT_TRACE]
+    result = invoke(*args)
+    assert result.exit_code == 2
+    assert one_error_line(result) == (
+        f"sessiontools otel: error: Invalid value for '{flag}': not valid UTF-8 (byte 0xe9 at "
+        "character 4); give it in UTF-8 (see 'sessiontools otel --help')"
+    )
+    got = command("otel", str(session), *(os.fsencode(a) for a in args[2:]))
+    assert got.returncode == 2
+    assert "not valid UTF-8 (byte 0xe9 at character 4)" in one_line(got.stderr)
+
+
+def test_a_session_name_that_is_not_utf8_becomes_replacement_characters(tmp_path: Path) -> None:
+    """A file name is used as it is and shown with U+FFFD for each byte that is not UTF-8:
+    in messages, and in the conversation id it gives."""
+    name = os.path.join(os.fsencode(tmp_path), b"caf\xe9.jsonl")
+    with open(name, "wb") as f:
+        f.write(ONE_TOOL + b'{"seq":8,')
+    got = command("otel", name)
+    assert got.returncode == 0, got.stderr
+    export = orjson.loads(got.stdout)
+    spans = export["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    conversation = {
+        a["value"]["stringValue"]
+        for span in spans
+        for a in span["attributes"]
+        if a["key"] == "gen_ai.conversation.id"
+    }
+    assert conversation == {"caf\ufffd"}
+    assert got.stdout == expected(ONE_TOOL, conversation_id="caf\ufffd")
+    shown = os.fsdecode(os.fsencode(tmp_path)) + "/caf\ufffd.jsonl"
+    assert one_line(got.stderr).startswith(f"sessiontools otel: warning: {shown}: line 9")
+    missing = command("otel", name + b".gone")
+    assert missing.returncode == 2
+    assert f"cannot open {shown}.gone" in one_line(missing.stderr)
+    result = invoke("otel", os.fsdecode(name))  # in the runner too
+    assert result.exit_code == 0 and result.stdout_bytes == got.stdout
+
+
+def test_an_out_name_that_is_not_utf8_is_written(session: Path, tmp_path: Path) -> None:
+    out = os.path.join(os.fsencode(tmp_path), b"trace-\xff.json")
+    got = command("otel", str(session), "--out", out)
+    assert got.returncode == 0, got.stderr
+    with open(out, "rb") as f:
+        assert f.read() == expected(CRASH_AND_RESUME, conversation_id="run-42")
+    missing = os.path.join(os.fsencode(tmp_path), b"no-\xff", b"trace.json")
+    got = command("otel", str(session), "--out", missing)
+    assert got.returncode == 2 and "no-\ufffd" in one_line(got.stderr)
+
+
+# Control characters from a log or a name reach stderr escaped (item 30).
+
+
+def test_an_escape_sequence_in_an_unknown_field_name_is_escaped(session: Path) -> None:
+    lines = ONE_TOOL.splitlines(keepends=True)
+    lines[0] = lines[0].replace(b'"prompt"', b'"\\u001b]0;pwned\\u0007":1,"prompt"')
+    session.write_bytes(b"".join(lines))
+    result = invoke("otel", str(session))
+    assert result.exit_code == 0
+    message = one_error_line(result)
+    assert "\x1b" not in result.stderr and "\x07" not in result.stderr
+    assert "unknown field run_started.\\x1b]0;pwned\\x07" in message
+
+
+def test_control_characters_in_a_file_name_are_escaped(tmp_path: Path) -> None:
+    damaged = tmp_path / "bad\x1b[31m\r\x9bname.jsonl"
+    damaged.write_bytes(b'{"seq":0,\n' + ONE_TOOL)
+    result = invoke("otel", str(damaged))
+    assert result.exit_code == 1
+    message = one_error_line(result)
+    assert "bad\\x1b[31m\\r\\x9bname.jsonl: line 1 (byte 0)" in message
+    assert not any(c in result.stderr for c in "\x1b\r\x9b")
+
+
+# --out: the temporary file's name (item 28), a read-only file and a planted link (item 29).
+
+
+@pytest.mark.parametrize("length", [241, 250, 255])
+def test_out_with_a_name_as_long_as_the_system_allows(
+    session: Path, tmp_path: Path, length: int
+) -> None:
+    out = tmp_path / ("t" * (length - 5) + ".json")
+    assert len(out.name) == length
+    result = invoke("otel", str(session), "--out", str(out))
+    assert result.exit_code == 0, result.stderr
+    assert out.read_bytes() == expected(CRASH_AND_RESUME, conversation_id="run-42")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([session.name, out.name])
+
+
+def test_the_temporary_name_of_a_long_multibyte_name_is_cut_whole(tmp_path: Path) -> None:
+    name = "é" * 127 + ".j"  # 256 bytes... one too many: 254 bytes then
+    name = name[:-1]
+    assert len(name.encode()) == 255
+    prefix = _temporary_prefix(str(tmp_path), name)
+    assert len(os.fsencode(prefix)) + 8 + len(".tmp") <= 255
+    fd, tmp = tempfile.mkstemp(dir=tmp_path, prefix=prefix, suffix=".tmp")
+    os.close(fd)
+    assert os.path.basename(tmp).startswith(".ééé")
+
+
+def test_out_refuses_a_read_only_file(
+    session: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As the caller sees it (``os.access``): here the check is made to say no, as it does for
+    anyone but root; ``test_out_refuses_a_read_only_file_as_another_user`` runs it for real."""
+    out = tmp_path / "trace.json"
+    out.write_bytes(b"keep")
+    out.chmod(0o444)
+    monkeypatch.setattr(_cli, "_may_write", lambda path: os.fspath(path) != str(out))
+    result = invoke("otel", str(session), "--out", str(out))
+    assert result.exit_code == 2
+    assert one_error_line(result) == (
+        f"sessiontools otel: error: Invalid value for --out: {out} is read-only (mode "
+        "-r--r--r--); it is not replaced: make it writable, or give another file (see "
+        "'sessiontools otel --help')"
+    )
+    assert out.read_bytes() == b"keep"
+    link = tmp_path / "link.json"
+    link.symlink_to(out)
+    assert invoke("otel", str(session), "--out", str(link)).exit_code == 2
+    assert out.read_bytes() == b"keep"
+    other = tmp_path / "other.json"
+    assert invoke("otel", str(session), "--out", str(other)).exit_code == 0
+
+
+NOBODY = 65534
+
+
+def shared_directory(mode: int) -> Path:
+    """A directory other users can reach (pytest's tmp_path is root's alone)."""
+    path = Path(tempfile.mkdtemp(prefix="sessiontools-test-"))
+    path.chmod(mode)
+    return path
+
+
+def as_another_user(*args: str) -> tuple[int, str]:
+    """``sessiontools ARGS`` (through click's runner) in a forked child that is ``nobody`` when
+    these tests run as root (root may write any file), else the caller; its status and
+    stderr. (The interpreter may be in root's home, which ``nobody`` cannot run, nor import
+    from: what the command imports is imported here first.)"""
+    import sessiontools._report  # noqa: F401 - pandas and the rest of `cost`
+
+    receive, send = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child
+        code = 99
+        try:
+            os.close(receive)
+            if os.geteuid() == 0:
+                os.setgroups([])
+                os.setgid(NOBODY)
+                os.setuid(NOBODY)
+            result = CliRunner().invoke(cli, list(args))
+            said = result.stderr
+            if result.exc_info is not None and result.exc_info[0] is not SystemExit:
+                said += "".join(traceback.format_exception(*result.exc_info))
+            os.write(send, said.encode())
+            code = result.exit_code
+        finally:
+            os._exit(code)
+    os.close(send)
+    with os.fdopen(receive, "rb") as pipe:
+        said = pipe.read().decode()
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), said
+
+
+def test_out_refuses_a_read_only_file_as_another_user() -> None:
+    """A file with no write bit, in a directory the caller may write: the rename would
+    replace it (it needs only the directory)."""
+    directory = shared_directory(0o777)
+    try:
+        session = directory / "s.jsonl"
+        session.write_bytes(ONE_TOOL)
+        session.chmod(0o644)
+        out = directory / "trace.json"
+        out.write_bytes(b"keep")
+        if os.geteuid() == 0:
+            os.chown(out, NOBODY, NOBODY)  # the caller's own file, without a write bit
+        out.chmod(0o444)
+        for command_args in (["otel", str(session)], ["cost", str(session)]):
+            code, said = as_another_user(*command_args, "--out", str(out))
+            assert code == 2, said
+            assert "is read-only (mode -r--r--r--); it is not replaced" in said
+            assert len(said.splitlines()) == 1
+            assert out.read_bytes() == b"keep"
+        assert sorted(p.name for p in directory.iterdir()) == ["s.jsonl", "trace.json"]
+        out.chmod(0o644)  # writable: replaced
+        assert as_another_user("otel", str(session), "--out", str(out))[0] == 0
+        assert out.read_bytes() == expected(ONE_TOOL, conversation_id="s")
+    finally:
+        shutil.rmtree(directory)
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() != 0,
+    reason="making a link of another user needs root",
+)
+def test_out_refuses_a_link_another_user_planted_in_a_shared_directory(
+    session: Path, tmp_path: Path
+) -> None:
+    """``nobody`` plants ``/shared/trace.json -> victim`` in a sticky, world-writable
+    directory (as /tmp is): following it would replace the victim. The kernel's
+    protected-symlinks rule refuses to follow such a link for anyone but its owner, unless the
+    directory's owner owns it; so does ``--out``."""
+    shared = shared_directory(0o1777)
+    try:
+        victim = tmp_path / "victim.txt"
+        victim.write_bytes(b"precious")
+        link = shared / "trace.json"
+        link.symlink_to(victim)
+        os.lchown(link, NOBODY, NOBODY)
+        result = invoke("otel", str(session), "--out", str(link))
+        assert result.exit_code == 2
+        assert one_error_line(result) == (
+            f"sessiontools otel: error: Invalid value for --out: {link} is a symbolic link "
+            f"of another user (uid {NOBODY}) in a shared directory (sticky and "
+            "world-writable): it is not followed (the kernel's protected-symlinks rule); "
+            "remove it, or give another file (see 'sessiontools otel --help')"
+        )
+        assert victim.read_bytes() == b"precious"
+        cost = CliRunner().invoke(cli, ["cost", str(session), "--out", str(link)])
+        assert cost.exit_code == 2 and "symbolic link of another user" in cost.stderr
+        assert victim.read_bytes() == b"precious"
+        # The caller's own link, or one in a directory that is not shared: followed.
+        os.lchown(link, 0, 0)
+        assert invoke("otel", str(session), "--out", str(link)).exit_code == 0
+        assert victim.read_bytes().startswith(b'{"resourceSpans"')
+        shared.chmod(0o777)  # not sticky
+        os.lchown(link, NOBODY, NOBODY)
+        victim.write_bytes(b"precious")
+        assert invoke("otel", str(session), "--out", str(link)).exit_code == 0
+        assert victim.read_bytes().startswith(b'{"resourceSpans"')
+    finally:
+        shutil.rmtree(shared)
+
+
+# One huge line (item 27).
+
+
+def test_max_line_bytes_flag(session: Path) -> None:
+    lines = CRASH_AND_RESUME.splitlines(keepends=True)
+    session.write_bytes(lines[0] + line(1, "message", user("x" * 3000)) + b"".join(lines[1:]))
+    result = invoke("otel", str(session), "--max-line-bytes", "2K")
+    assert result.exit_code == 1
+    assert one_error_line(result) == (
+        f"sessiontools otel: error: {session}: line 2 (byte {len(lines[0])}): longer than "
+        "2,048 bytes (2 KiB), the limit on one line; if the log is right, raise the limit: "
+        "--max-line-bytes on the command line, max_line_bytes= in the library"
+    )
+    for size in ("4K", "4096", "1M", "1g"):
+        assert invoke("otel", str(session), "--max-line-bytes", size).exit_code == 0
+    for bad in ("0", "-1", "1.5M", "1T", "many", ""):
+        result = invoke("otel", str(session), "--max-line-bytes", bad)
+        assert result.exit_code == 2
+        assert "is not a size" in one_error_line(result)
+
+
+def test_an_endless_input_is_one_line(tmp_path: Path) -> None:
+    got = command("otel", "/dev/zero", "--max-line-bytes", "1M")
+    assert got.returncode == 1
+    assert one_line(got.stderr).startswith(
+        "sessiontools otel: error: /dev/zero: line 1 (byte 0): longer than 1,048,576 bytes"
+    )
+
+
+def limited(gigabytes: float) -> Callable[[], None]:
+    """A child's address space limit: what a small container gives."""
+    size = int(gigabytes * (1 << 30))
+    return lambda: resource.setrlimit(resource.RLIMIT_AS, (size, size))
+
+
+@pytest.fixture(scope="module")
+def sparse_3g(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("sparse") / "sparse.jsonl"
+    with open(path, "wb") as f:
+        f.truncate(3 << 30)  # `truncate -s 3G sparse.jsonl`: one line of 3 GB of NUL bytes
+    return path
+
+
+def test_a_3_gb_line_is_one_error_in_2_gb(sparse_3g: Path) -> None:
+    got = command("otel", str(sparse_3g), preexec_fn=limited(2))
+    assert got.returncode == 1
+    assert one_line(got.stderr) == (
+        f"sessiontools otel: error: {sparse_3g}: line 1 (byte 0): longer than 268,435,456 "
+        "bytes (256 MiB), the limit on one line; if the log is right, raise the limit: "
+        "--max-line-bytes on the command line, max_line_bytes= in the library"
+    )
+
+
+def test_out_of_memory_is_one_line(sparse_3g: Path, tmp_path: Path) -> None:
+    out = tmp_path / "trace.json"
+    got = command(
+        "otel", str(sparse_3g), "--max-line-bytes", "4G", "--out", str(out),
+        preexec_fn=limited(1.5),
+    )  # fmt: skip
+    assert got.returncode == 1
+    assert one_line(got.stderr) == (
+        f"sessiontools otel: error: {sparse_3g}: out of memory; a log's line is held whole "
+        "while it is read: lower --max-line-bytes to find a line too long, or give the "
+        "command more memory"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_memory_error_anywhere_is_one_line(session: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def exhausted(*args: object, **kwargs: object) -> None:
+        raise MemoryError
+
+    monkeypatch.setattr("sessiontools._cli.export_otlp_json", exhausted)
+    result = invoke("otel", str(session))
+    assert result.exit_code == 1
+    assert "out of memory" in one_error_line(result)
+    monkeypatch.setattr("sessiontools._cli._time", exhausted)
+    result = CliRunner().invoke(cli, ["cost", str(session)])
+    assert result.exit_code == 1
+    assert one_error_line(result).startswith("sessiontools cost: error: out of memory")
+    monkeypatch.setattr(click.Group, "invoke", exhausted)  # under any command
+    result = invoke("otel", str(session))
+    assert result.exit_code == 1
+    assert one_error_line(result).startswith("sessiontools: error: out of memory")
+
+
+# gzip and other binary input (item 19).
+
+
+def test_a_gzip_log_from_a_path_or_stdin(session: Path, tmp_path: Path) -> None:
+    packed = tmp_path / "run-42.jsonl.gz"
+    packed.write_bytes(gzip.compress(CRASH_AND_RESUME))
+    result = invoke("otel", str(packed))
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout_bytes == expected(CRASH_AND_RESUME, conversation_id="run-42")
+    with open(packed, "rb") as stdin:
+        got = command("otel", "-", stdin=stdin)
+    assert got.returncode == 0 and got.stdout == expected(CRASH_AND_RESUME, conversation_id="stdin")
+    piped = subprocess.Popen(["cat", str(packed)], stdout=subprocess.PIPE)
+    got = command("otel", "-", stdin=piped.stdout)
+    piped.wait()
+    assert got.returncode == 0 and got.stdout == expected(CRASH_AND_RESUME, conversation_id="stdin")
+
+
+def test_binary_input_is_one_line_saying_so(tmp_path: Path) -> None:
+    packed = tmp_path / "s.jsonl.zst"
+    packed.write_bytes(b"\x28\xb5\x2f\xfd\x24\x58\x85\x02\x00" + bytes(range(256)))
+    result = invoke("otel", str(packed))
+    assert result.exit_code == 1
+    assert one_error_line(result) == (
+        f"sessiontools otel: error: {packed}: line 1 (byte 0): not an agentloop JSON-lines "
+        "log: binary data (byte 0xb5 at byte 2 of the line); give a session log (agentloop's "
+        "JSON lines) or a run's transcript, as it is or compressed with gzip"
+    )
+
+
+def test_an_entry_written_twice_is_exported_once(session: Path) -> None:
+    """``sed -n '1,7p;7p;8p'``: the turn of line 7 twice gave two spans with one span id."""
+    lines = ONE_TOOL.splitlines(keepends=True)
+    session.write_bytes(b"".join([*lines[:7], lines[6], *lines[7:]]))
+    result = invoke("otel", str(session))
+    assert result.exit_code == 0
+    assert result.stdout_bytes == expected(ONE_TOOL, conversation_id="run-42")
+    spans = orjson.loads(result.stdout_bytes)["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    assert len({span["spanId"] for span in spans}) == len(spans) == 4
+    assert "line 8" in one_error_line(result) and "a copy, skipped" in result.stderr

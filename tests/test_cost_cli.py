@@ -8,10 +8,14 @@ tests/helpers.py; each log's runs start at a time of their own (see ``at``).
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import json
 import math
 import os
+import resource
+import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -20,6 +24,7 @@ import orjson
 import pytest
 from click.testing import CliRunner, Result
 
+from sessiontools import read_costs
 from sessiontools._cli import cli
 from tests.helpers import SESSIONS, assistant, line, outcome, result, usage, user
 
@@ -1024,11 +1029,11 @@ POOL_SIGNAL_SCRIPT = """
     from sessiontools import _costread
     from sessiontools._main import run
     pids = sys.argv[3]
-    def slow(name):  # a worker: says who it is, then takes its time
+    def slow(name, **options):  # a worker: says who it is, then takes its time
         with open(os.path.join(pids, str(os.getpid())), "w"):
             pass
         time.sleep(0.3)
-        return real(name)
+        return real(name, **options)
     real = _costread._read_log
     _costread._read_log = slow
     sys.argv = ["sessiontools", "cost", sys.argv[1], "--format", "json", "--out", sys.argv[2]]
@@ -1589,3 +1594,179 @@ def test_markdown_escapes_what_would_render_as_html_or_a_link(tmp_path: Path) ->
     assert "<img" not in text.replace("\\<img", "")
     # the table shows it as it is, control characters aside
     assert model in ok(log).stdout
+
+
+# -- issue 10: input and output handling --------------------------------------------------------
+
+ONE_RUN = SESSIONS / "01_one_run_tool.jsonl"
+#: 01_one_run_tool.jsonl: two claude-sonnet-4-5 turns, 612 in / 41 out and 671 in / 9 out, no
+#: cache: (612 + 671) x $3 + (41 + 9) x $15 per million = 0.003849 + 0.00075 = 0.004599.
+ONE_RUN_USD = by_hand(SONNET_4_5, 612 + 671, 41 + 9)
+
+
+def command(*args: str | bytes, **options: Any) -> Any:
+    """``python -m sessiontools cost ARGS`` in a process of its own (arguments may be bytes)."""
+    return subprocess.run(
+        [sys.executable, "-m", "sessiontools", "cost", *args],
+        capture_output=True,
+        check=False,
+        **{"stdin": subprocess.DEVNULL, **options},
+    )
+
+
+def test_an_entry_written_twice_is_counted_once(tmp_path: Path) -> None:
+    """``sed -n '1,7p;7p;8p' 01_one_run_tool.jsonl``: line 7 (seq 6, the 671 / 9 turn) twice.
+    Counted twice it cost 0.004599 + 671 x $3 / M + 9 x $15 / M = 0.006747; once, 0.004599."""
+    lines = ONE_RUN.read_bytes().splitlines(keepends=True)
+    copied = write(tmp_path, "copied.jsonl", b"".join([*lines[:7], lines[6], *lines[7:]]))
+    result = invoke(copied, "--format", "json")
+    assert result.exit_code == 0
+    assert close(json.loads(result.stdout)["total_cost_usd"], ONE_RUN_USD)
+    assert close(ONE_RUN_USD, 0.004599)
+    assert result.stderr.splitlines() == [
+        f"sessiontools cost: warning: {copied}: line 8 (byte {len(b''.join(lines[:7]))}): the "
+        "entry of line 7 (seq 6) again, byte for byte: a copy, skipped (and any other such "
+        "copy in this log; reported once)"
+    ]
+
+
+# Names and flags that are not UTF-8 (item 7).
+
+NOT_UTF8 = b"caf\xe9"
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv", "json", "markdown"])
+def test_a_log_name_that_is_not_utf8_in_every_format(tmp_path: Path, fmt: str) -> None:
+    log = os.path.join(os.fsencode(tmp_path), NOT_UTF8 + b".jsonl")
+    with open(log, "wb") as f:
+        f.write(ONE_RUN.read_bytes())
+    shown = os.fsdecode(os.fsencode(tmp_path)) + "/caf\ufffd.jsonl"
+    for args in ([log], [os.fsencode(tmp_path)]):  # the file, or found in its directory
+        got = command(*args, "--by", "session", "--format", fmt)
+        assert got.returncode == 0, got.stderr
+        assert got.stderr == b""
+        text = got.stdout.decode("utf-8")  # valid UTF-8
+        assert shown in text
+        if fmt == "json":
+            document = json.loads(text)
+            assert [g["session"] for g in document["groups"]] == [shown]
+            assert close(document["total_cost_usd"], ONE_RUN_USD)
+    result = invoke(os.fsdecode(log), "--by", "session", "--format", fmt)  # the runner too
+    assert result.exit_code == 0 and shown in result.stdout
+
+
+@pytest.mark.parametrize("flag", ["--since", "--until", "--max-line-bytes", "--by", "--format"])
+def test_a_flag_value_that_is_not_utf8_is_a_usage_error(flag: str) -> None:
+    got = command(os.fsencode(ONE_RUN), flag.encode(), NOT_UTF8)
+    assert got.returncode == 2
+    text = got.stderr.decode("utf-8")
+    assert "Traceback" not in text and len(text.splitlines()) == 1, text
+    assert text.startswith("sessiontools cost: error: Invalid value for ")
+    if flag not in ("--by", "--format"):  # click names the choices for those
+        assert "not valid UTF-8 (byte 0xe9 at character 4)" in text
+    result = invoke(ONE_RUN, flag, os.fsdecode(NOT_UTF8))
+    assert result.exit_code == 2
+    one_error_line(result, 2)
+
+
+def test_file_name_flags_that_are_not_utf8_are_names(tmp_path: Path) -> None:
+    """--prices and --out name files: any bytes, shown with U+FFFD."""
+    out = os.path.join(os.fsencode(tmp_path), b"r\xff.csv")
+    got = command(os.fsencode(ONE_RUN), b"--format", b"csv", b"--out", out)
+    assert got.returncode == 0, got.stderr
+    with open(out, "rb") as f:
+        assert f.read() == ok(ONE_RUN, "--format", "csv").stdout_bytes
+    prices = os.path.join(os.fsencode(tmp_path), b"p\xff.json")
+    got = command(os.fsencode(ONE_RUN), b"--prices", prices)
+    assert got.returncode == 2
+    text = got.stderr.decode("utf-8")
+    assert len(text.splitlines()) == 1 and "p\ufffd.json" in text, text
+    with open(prices, "wb") as f:
+        f.write(b'{"claude-sonnet-4-5": {"input": 1, "output": 1}}')
+    got = command(os.fsencode(ONE_RUN), b"--prices", prices, b"--format", b"json")
+    assert got.returncode == 0, got.stderr
+    assert close(json.loads(got.stdout)["total_cost_usd"], (612 + 671 + 41 + 9) / 1e6)
+
+
+# Control characters from a log or a name reach stderr escaped (item 30).
+
+
+def test_log_text_in_messages_is_escaped(tmp_path: Path) -> None:
+    lines = ONE_RUN.read_bytes().splitlines(keepends=True)
+    lines[0] = lines[0].replace(b'"prompt"', b'"\\u001b]2;owned\\u0007":1,"prompt"')
+    odd = write(tmp_path, "odd.jsonl", b"".join(lines))
+    bad = write(tmp_path, "bad\x1b[2J.jsonl", b'{"seq":0,\n' + LOG_A)
+    result = invoke(odd, bad)
+    assert result.exit_code == 1
+    assert not any(c in result.stderr for c in "\x1b\x07")
+    said = result.stderr.splitlines()
+    assert len(said) == 2
+    assert "unknown field run_started.\\x1b]2;owned\\x07" in said[0]
+    assert said[1].startswith(f"sessiontools cost: error: {tmp_path}/bad\\x1b[2J.jsonl: line 1")
+
+
+# A gzip log (item 19), one huge line (item 27), --out (items 24 and 28).
+
+
+def test_a_gzip_log_costs_what_it_holds(tmp_path: Path) -> None:
+    packed = write(tmp_path, "s.jsonl.gz", gzip.compress(ONE_RUN.read_bytes()))
+    document = as_json(packed, "--by", "session")
+    assert [g["session"] for g in document["groups"]] == [str(packed)]
+    assert close(document["total_cost_usd"], ONE_RUN_USD)
+    tables = read_costs(packed)
+    assert list(tables.runs["conversation_id"]) == ["s"]  # without .jsonl.gz
+
+
+def test_max_line_bytes_flag(tmp_path: Path) -> None:
+    long = write(tmp_path, "long.jsonl", ONE_RUN.read_bytes())
+    longest = max(len(text) for text in ONE_RUN.read_bytes().splitlines())
+    result = invoke(long, "--max-line-bytes", str(longest - 1), "--format", "json")
+    message = one_error_line(result, 1)
+    assert f"longer than {longest - 1:,} bytes" in message and message.endswith("; skipped")
+    assert json.loads(result.stdout)["total_cost_usd"] == 0
+    ok(long, "--max-line-bytes", str(longest))
+    assert "is not a size" in one_error_line(invoke(long, "--max-line-bytes", "0"), 2)
+
+
+def test_a_3_gb_line_is_one_error_in_2_gb(tmp_path: Path) -> None:
+    sparse = tmp_path / "sparse.jsonl"
+    with open(sparse, "wb") as f:
+        f.truncate(3 << 30)  # `truncate -s 3G sparse.jsonl`
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+    got = command(os.fsencode(sparse), preexec_fn=limited)
+    assert got.returncode == 1
+    said = got.stderr.decode().splitlines()
+    assert said == [
+        f"sessiontools cost: error: {sparse}: line 1 (byte 0): longer than 268,435,456 bytes "
+        "(256 MiB), the limit on one line; if the log is right, raise the limit: "
+        "--max-line-bytes on the command line, max_line_bytes= in the library; skipped"
+    ]
+    got = command(os.fsencode(sparse), b"--max-line-bytes", b"4G", preexec_fn=limited)
+    assert got.returncode == 1
+    assert got.stderr.decode().splitlines() == [
+        "sessiontools cost: error: out of memory; a log's line is held whole while it is read: "
+        "lower --max-line-bytes to find a line too long, or give the command more memory"
+    ]
+
+
+def test_stdin_that_is_the_out_file_is_refused(tmp_path: Path) -> None:
+    log = write(tmp_path, "s.jsonl", ONE_RUN.read_bytes())
+    with open(log, "rb") as stdin:
+        got = command(b"-", b"--out", os.fsencode(log), stdin=stdin)
+    assert got.returncode == 2
+    assert got.stderr.decode().splitlines() == [
+        "sessiontools cost: error: Invalid value for --out: is standard input, the log being "
+        "read; a reader never changes a session file (see 'sessiontools cost --help')"
+    ]
+    assert log.read_bytes() == ONE_RUN.read_bytes()
+
+
+@pytest.mark.parametrize("length", [241, 250, 255])
+def test_out_with_a_name_as_long_as_the_system_allows(tmp_path: Path, length: int) -> None:
+    out = tmp_path / ("r" * (length - 4) + ".csv")
+    ok(ONE_RUN, "--format", "csv", "--out", out)
+    assert out.read_bytes() == ok(ONE_RUN, "--format", "csv").stdout_bytes
+    assert [p.name for p in tmp_path.iterdir()] == [out.name]

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 import os
 import warnings
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -13,19 +15,25 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sessiontools import (
+    MAX_LINE_BYTES,
     DamagedLogError,
     EntryError,
     LogError,
     LogReader,
+    LogStructureWarning,
     MessageEntry,
     ModelErrorEntry,
     TornTailWarning,
     UnknownEntry,
     UnknownEntryWarning,
+    encode_entry,
     iter_entries,
     read_session,
 )
-from tests.helpers import assistant, line, outcome, read_bytes, result, t, user
+from sessiontools._reader import printable, shown_name
+from tests.helpers import REPO, assistant, line, outcome, read_bytes, result, t, user
+
+README = REPO / "README.md"
 
 RUN = (
     line(0, "run_started", {"prompt": "hi"})
@@ -389,3 +397,301 @@ def test_last_line_json_that_is_no_outcome_is_an_error() -> None:
 def test_a_json_file_that_is_no_log_is_an_error() -> None:
     with pytest.raises(EntryError, match="line 1"):
         read_bytes(b'{"hello": 1}\n')
+
+
+# The same entry twice in one log (issue 10, item 5).
+
+
+def test_an_entry_repeating_the_one_before_is_skipped_with_one_warning() -> None:
+    lines = RUN.splitlines(keepends=True)
+    data = b"".join([lines[0], lines[1], lines[1], lines[2], lines[2], lines[2], lines[3]])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        session = read_session(io.BytesIO(data), name="s.jsonl")
+    assert [e.seq for e in session.entries] == [0, 1, 2, 3]
+    assert [e.line for e in session.entries] == [1, 2, 4, 7]  # lines keep their numbers
+    said = [str(w.message) for w in caught]
+    assert said == [
+        f"s.jsonl: line 3 (byte {len(lines[0]) + len(lines[1])}): the entry of line 2 (seq 1) "
+        "again, byte for byte: a copy, skipped (and any other such copy in this log; reported "
+        "once)"
+    ]
+    assert caught[0].category is LogStructureWarning
+    assert session.runs == read_bytes(RUN).runs
+
+
+def test_a_repeat_with_another_line_end_is_a_repeat_too() -> None:
+    lines = RUN.splitlines(keepends=True)
+    crlf = lines[1].replace(b"\n", b"\r\n")
+    no_end = lines[3].rstrip(b"\n")
+    data = lines[0] + lines[1] + crlf + lines[2] + lines[3] + no_end
+    assert [e.seq for e in read_bytes(data).entries] == [0, 1, 2, 3]
+
+
+def test_entries_alike_but_not_repeated_are_kept() -> None:
+    lines = RUN.splitlines(keepends=True)
+    other = lines[1].replace(b'"seq":1', b'"seq":9')  # same payload, another seq
+    spaced = lines[1].replace(b'"seq":1,', b'"seq": 1,')  # same entry, other bytes
+    apart = lines[1] + lines[2] + lines[1]  # not the one just before
+    for data in (lines[0] + lines[1] + other, lines[0] + lines[1] + spaced, lines[0] + apart):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert len(read_bytes(data).entries) == data.count(b"\n")
+
+
+def test_an_exact_read_keeps_a_repeated_entry() -> None:
+    """The stores read exactly: what Go wrote is written back as it was, copies included (Go's
+    Load keeps them), and nothing is said."""
+    lines = RUN.splitlines(keepends=True)
+    data = lines[0] + lines[1] + lines[1] + b"".join(lines[2:])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        read = list(LogReader(io.BytesIO(data), exact=True))
+    assert [e.seq for e in read] == [0, 1, 1, 2, 3]
+    assert b"".join(encode_entry(e) + b"\n" for e in read) == data
+
+
+# A gzip log, and other binary input (item 19).
+
+
+def test_a_gzip_log_reads_as_the_log(tmp_path: Path) -> None:
+    plain = tmp_path / "s.jsonl"
+    plain.write_bytes(RUN)
+    packed = tmp_path / "s.jsonl.gz"
+    packed.write_bytes(gzip.compress(RUN))
+    renamed = tmp_path / "s.jsonl"  # found by its bytes, not its name
+    other = tmp_path / "t.jsonl"
+    other.write_bytes(gzip.compress(RUN))
+    expected = read_session(plain)
+    with open(packed, "rb") as opened:
+        for source in (packed, other, opened, io.BytesIO(packed.read_bytes())):
+            got = read_session(source)  # type: ignore[arg-type]
+            assert got.entries == expected.entries and got.runs == expected.runs
+    assert read_session(packed).name == str(packed)
+    assert renamed.exists()
+
+
+def test_a_gzip_stream_that_gives_one_byte_at_a_time_reads_too() -> None:
+    """A pipe can give the first byte alone: the reader waits for the second to decide."""
+
+    class Trickle(io.RawIOBase):
+        def __init__(self, data: bytes) -> None:
+            self.data = data
+
+        def readable(self) -> bool:
+            return True
+
+        def readinto(self, buffer: Any) -> int:
+            if not self.data:
+                return 0
+            buffer[0] = self.data[0]
+            self.data = self.data[1:]
+            return 1
+
+    for data in (gzip.compress(RUN), RUN, b"\x1f" + RUN):
+        stream = io.BufferedReader(Trickle(data))
+        try:
+            got = [e.seq for e in LogReader(stream)]
+        except DamagedLogError as e:
+            assert data.startswith(b"\x1f") and "not an agentloop JSON-lines log" in str(e)
+        else:
+            assert got == [0, 1, 2, 3]
+
+
+def test_a_concatenated_gzip_log_reads_whole() -> None:
+    half = len(RUN) // 2
+    data = gzip.compress(RUN[:half]) + gzip.compress(RUN[half:])
+    assert [e.seq for e in LogReader(io.BytesIO(data))] == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize(
+    ("data", "problem"),
+    [
+        (gzip.compress(RUN)[:40], "the gzip data ends early (a compressed log cut short)"),
+        (gzip.compress(RUN)[:12] + b"\xff" * 40, "the gzip data is damaged"),
+    ],
+)
+def test_a_damaged_gzip_log_is_one_error(data: bytes, problem: str) -> None:
+    with pytest.raises(DamagedLogError) as caught:
+        list(LogReader(io.BytesIO(data), name="s.jsonl.gz"))
+    message = str(caught.value)
+    assert message.startswith("s.jsonl.gz: line ") and problem in message
+    assert "restore the compressed log" in message and "\n" not in message
+
+
+@pytest.mark.parametrize(
+    ("data", "what"),
+    [
+        (b"PK\x03\x04\x14\x00\x00\x00\x08\x00" + b"x" * 50, "binary data (byte 0x03 at byte 3"),
+        (b"\x28\xb5\x2f\xfd\x04\x58\x01\x00\n" + RUN, "binary data (byte 0xb5 at byte 2"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00", "binary data (byte 0x89 at byte 1"),
+        (b"\xef\xbb\xbfhi\xff\n", "binary data (byte 0xff at byte 6"),
+        (b"name,seq\nx,1\n", "the first line is not JSON and does not start with '{'"),
+        (b"\n\n  hello\n", "the first line is not JSON"),
+    ],
+)
+def test_binary_input_is_not_an_agentloop_log(data: bytes, what: str) -> None:
+    with pytest.raises(DamagedLogError) as caught:
+        list(LogReader(io.BytesIO(data), name="x.jsonl"))
+    message = str(caught.value)
+    assert message.startswith("x.jsonl: line ") and "(byte " in message
+    assert f"not an agentloop JSON-lines log: {what}" in message
+    assert "orjson" not in message and "surrogates" not in message and "\n" not in message
+
+
+def test_binary_data_further_on_is_damage_said_in_words() -> None:
+    first = RUN.index(b"\n") + 1
+    with pytest.raises(DamagedLogError, match=rf"line 2 \(byte {first}\): binary data, not JSON "):
+        read_bytes(RUN[:first] + b'{"seq":\x00\xff\n' + RUN[first:])
+    with pytest.raises(DamagedLogError) as caught:
+        read_bytes(RUN + b'{"seq":\xff,\xfe}\n' + RUN)
+    assert "UTF-8" not in str(caught.value) and "not complete JSON (" in str(caught.value)
+
+
+def test_nul_bytes_left_by_a_crash_are_a_torn_tail() -> None:
+    for tail in (b"\x00" * 4096, b'{"seq":4,"ti' + b"\x00" * 100):
+        with pytest.warns(TornTailWarning):
+            session = read_session(io.BytesIO(RUN + tail))
+        assert len(session.entries) == 4
+    with pytest.warns(TornTailWarning):
+        assert read_session(io.BytesIO(b"\x00" * 512)).entries == ()
+
+
+# One line's size (item 27).
+
+
+def test_a_line_longer_than_the_limit_is_one_error() -> None:
+    long = line(1, "message", user("x" * 5000))
+    offset = RUN.index(b"\n") + 1
+    data = RUN[:offset] + long + RUN[offset:]  # not the last line
+    with pytest.raises(LogError) as caught:
+        list(LogReader(io.BytesIO(data), name="s.jsonl", max_line_bytes=4096))
+    assert str(caught.value) == (
+        f"s.jsonl: line 2 (byte {offset}): longer than 4,096 bytes (4 KiB), the limit on one "
+        "line; if the log is right, raise the limit: --max-line-bytes on the command line, "
+        "max_line_bytes= in the library"
+    )
+    assert len(list(LogReader(io.BytesIO(data), max_line_bytes=len(long) - 1))) == 5  # no "\n"
+    with pytest.raises(LogError, match="longer than"):
+        list(LogReader(io.BytesIO(data), max_line_bytes=len(long) - 2))
+    assert len(list(LogReader(io.BytesIO(data), max_line_bytes=None))) == 5
+
+
+def test_the_limit_holds_for_a_last_line_and_every_reader(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(RUN + b"{" + b" " * 10_000)  # a torn tail, but too long
+    with pytest.raises(LogError, match=r"line 5 .*longer than 1,000 bytes"):
+        read_session(path, max_line_bytes=1000)
+    with pytest.raises(LogError, match="longer than"):
+        list(iter_entries(path, max_line_bytes=1000))
+    with pytest.warns(TornTailWarning):
+        assert len(read_session(path).entries) == 4  # the default is far above
+
+
+def test_an_endless_line_is_read_only_up_to_the_limit() -> None:
+    """``/dev/zero``: a line with no end. Reading stops one byte past the limit."""
+
+    class Zeros(io.RawIOBase):
+        served = 0
+
+        def readable(self) -> bool:
+            return True
+
+        def readinto(self, buffer: Any) -> int:
+            buffer[:] = bytes(len(buffer))
+            self.served += len(buffer)
+            return len(buffer)
+
+    zeros = Zeros()
+    with pytest.raises(LogError, match=r"line 1 .*longer than 1,048,576 bytes"):
+        list(LogReader(io.BufferedReader(zeros), max_line_bytes=1 << 20))
+    assert zeros.served < 2 << 20
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, "10", True])
+def test_max_line_bytes_must_be_a_positive_integer(bad: object) -> None:
+    with pytest.raises(ValueError, match="max_line_bytes"):
+        LogReader(io.BytesIO(RUN), max_line_bytes=bad)  # type: ignore[arg-type]
+
+
+def test_max_line_bytes_default_is_documented() -> None:
+    assert MAX_LINE_BYTES == 256 * 1024 * 1024
+    assert "--max-line-bytes" in README.read_text() and "256 MiB" in README.read_text()
+
+
+# Text from the log, and file names, in messages (items 7 and 30).
+
+
+def test_an_unknown_field_name_is_escaped_in_the_warning() -> None:
+    data = RUN.replace(b'"prompt":"hi"', b'"prompt":"hi","\\u001b]0;owned\\u0007x\\u009b":1')
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        read_session(io.BytesIO(data), name="s.jsonl")
+    (message,) = [str(w.message) for w in caught]
+    assert "\x1b" not in message and "\x07" not in message and "\x9b" not in message
+    assert "run_started.\\x1b]0;owned\\x07x\\x9b" in message
+
+
+def test_a_name_that_is_not_utf8_is_shown_with_replacement_characters(tmp_path: Path) -> None:
+    path = os.path.join(os.fsencode(tmp_path), b"caf\xe9\xff.jsonl")
+    with open(path, "wb") as f:
+        f.write(RUN + b'{"seq":')
+    name = os.fsdecode(path)  # as Python gives it: "caf\udce9\udcff.jsonl"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        session = read_session(name)
+    assert session.name == os.fsdecode(os.fsencode(tmp_path)) + "/caf\ufffd\ufffd.jsonl"
+    assert session.name.encode("utf-8")  # valid text
+    (message,) = [str(w.message) for w in caught]
+    assert "caf\ufffd\ufffd.jsonl: line 5" in message
+    assert shown_name("a\udce9b") == "a\ufffdb" and shown_name("plain") == "plain"
+
+
+def test_printable_escapes_what_a_terminal_would_act_on() -> None:
+    assert printable("a\x1b[2Jb\rc\nd\te\x7f\x9b\u202e\udcff") == (
+        "a\\x1b[2Jb\\rc\\nd\\te\\x7f\\x9b\\u202e\ufffd"
+    )
+    assert printable("café ✓ 日本") == "café ✓ 日本"
+
+
+# A log read while it is written (item 20), as a property: whenever the writer is, a read that
+# reaches the end of what is written sees a prefix of the log, never damage.
+
+GROWN = RUN + RUN.replace(b'"seq":', b'"seq":1').replace(b'"hi"', b'"again"')
+
+
+class Growing(io.RawIOBase):
+    """A file a writer appends to: what is written grows by the next step each time a read
+    finds the end (the writer writes while the reader works)."""
+
+    def __init__(self, data: bytes, steps: list[int]) -> None:
+        super().__init__()
+        self.data = data
+        self.steps = steps
+        self.written = steps.pop(0) if steps else len(data)
+        self.at = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self.at >= self.written:  # the end, as this read sees it; then the writer goes on
+            self.written = min(
+                len(self.data), self.written + (self.steps.pop(0) if self.steps else 1)
+            )
+            return 0
+        n = min(len(buffer), self.written - self.at)
+        buffer[:n] = self.data[self.at : self.at + n]
+        self.at += n
+        return n
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(1, 120), max_size=40), st.booleans())
+def test_a_read_while_the_log_is_written_sees_a_prefix(steps: list[int], exact: bool) -> None:
+    everything = [e.seq for e in read_bytes(GROWN).entries]
+    source = io.BufferedReader(Growing(GROWN, steps), buffer_size=64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TornTailWarning)
+        seen = [e.seq for e in LogReader(source, exact=exact)]  # never a LogError
+    assert seen == everything[: len(seen)]

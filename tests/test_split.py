@@ -284,3 +284,64 @@ def test_no_fork_or_no_temporary_file_reads_in_one_process(
     assert otlp_json(path, workers=2) == expected
     assert ways == [f"here: no {broken}"]
     assert gc.get_freeze_count() == frozen  # what was frozen for the fork is not left frozen
+
+
+def test_a_copy_of_the_line_before_the_cut_is_read_here(tmp_path: Path, cut_at: Any) -> None:
+    """One reader skips an entry that repeats the one before it: the child, which does not see
+    the line before the cut, cannot; its work is dropped when its first line is that copy."""
+    data = logs.REPEATED_LINES
+    path = tmp_path / "repeated.jsonl"
+    path.write_bytes(data)
+    copy_of_6 = data.rindex(b'{"seq":6,')
+    expected = export(path, workers=1)
+    assert [message for _, message in expected[1]] == [
+        f"{path}: line 8 (byte {copy_of_6}): the entry of line 7 (seq 6) "
+        "again, byte for byte: a copy, skipped (and any other such copy in this log; reported "
+        "once)"
+    ]
+    assert cut_at(path, data.rindex(b'{"seq":8,')) == expected  # at the copy
+    assert cut_at(path, data.index(b'{"seq":8,')) == expected  # before it
+    assert cut_at.ways == ["here: a copy at the cut", "child"]
+
+
+def test_find_cut_holds_no_line_whole(tmp_path: Path) -> None:
+    """A log with one line of 64 MB at its middle (a `truncate`d file): ``find_cut`` looks
+    for a cut without holding that line (it held it whole before)."""
+    import tracemalloc
+
+    path = tmp_path / "sparse.jsonl"
+    with open(path, "wb") as f:
+        f.write(logs.ONE_TOOL)
+        f.truncate(64 << 20)
+    tracemalloc.start()
+    try:
+        assert _split.find_cut(str(path), 64 << 20) is None
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 2 * _split.SCAN_BYTES + (1 << 20)
+
+
+def test_a_gzip_log_is_read_in_one_process(tmp_path: Path, split_ways: list[str]) -> None:
+    import gzip
+
+    path = tmp_path / "log.jsonl.gz"
+    path.write_bytes(gzip.compress(built_log(30)))
+    plain = tmp_path / "log.jsonl"
+    plain.write_bytes(built_log(30))
+    assert otlp_json(path, workers=2) == otlp_json(plain, workers=1)
+    assert split_ways == []  # not cut: its bytes are not its lines
+
+
+def test_the_line_limit_holds_in_the_second_part(tmp_path: Path, cut_at: Any) -> None:
+    data = built_log(12)
+    at = data.rindex(b"ok ok")  # in the last run's tool result: one line of 2 KB or more
+    data = data[:at] + b"x" * 2000 + data[at:]
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(data)
+    expected = export(path, workers=1, max_line_bytes=1500)
+    assert expected[2] is not None and "longer than 1,500 bytes" in expected[2][1]
+    assert export(path, workers=1)[2] is None
+    starts = line_starts(data)
+    for cut in starts[1:]:
+        assert cut_at(path, cut, max_line_bytes=1500) == expected, cut

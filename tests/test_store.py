@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import gzip
 import os
 import select
 import signal
@@ -23,6 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sessiontools import (
+    DamagedLogError,
     Entry,
     LogError,
     LogReader,
@@ -748,3 +750,17 @@ def test_a_transcript_is_not_appended_to(tmp_path: Path) -> None:
         store.append(entries[-1])
     assert path.read_bytes() == original
     assert not store.holds_lock
+
+
+def test_load_reads_the_file_as_it_is(tmp_path: Path) -> None:
+    """Issue 10: ``load`` keeps an entry written twice (an exact read writes back what Go
+    wrote), and does not decompress: a gzip file is no log a store can append to."""
+    lines = LOGS[0].read_bytes().splitlines(keepends=True)
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(lines[0] + lines[0] + b"".join(lines[1:]))
+    loaded = FileStore(path).load()
+    assert b"".join(encode_entry(e) + b"\n" for e in loaded) == path.read_bytes()
+    packed = tmp_path / "s.jsonl.gz"
+    packed.write_bytes(gzip.compress(b"".join(lines)))
+    with pytest.raises(DamagedLogError, match="not an agentloop JSON-lines log"):
+        FileStore(packed).load()
