@@ -82,6 +82,7 @@ class RawJSON(bytes):
 
 
 _ESCAPE = re.compile(r'["\\\x00-\x1f<>&\u2028\u2029\ud800-\udfff]')
+_SURROGATES = str.maketrans({c: "\ufffd" for c in range(0xD800, 0xE000)})
 _SHORT = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
 
 
@@ -336,6 +337,26 @@ def _source(s: Source, out: list[str]) -> None:
     o.end()
 
 
+def _string_map(m: Mapping[str, str], out: list[str]) -> None:
+    """A ``map[string]string`` as Go writes it: each key escaped exactly as a string is, in
+    the order of the keys' bytes (a lone surrogate, written as U+FFFD, sorts as U+FFFD)."""
+    keys = {k.translate(_SURROGATES): k for k in m}
+    if len(keys) != len(m):
+        raise ValueError(
+            "two keys of one map are the same once written (a lone surrogate is written as "
+            "U+FFFD, like that character itself)"
+        )
+    out.append("{")
+    for i, key in enumerate(sorted(keys)):  # code point order is UTF-8's byte order
+        if i:
+            out.append(",")
+        original = keys[key]
+        out.append(_string(original))
+        out.append(":")
+        out.append(_string(m[original]))
+    out.append("}")
+
+
 def _model_usage(mu: ModelUsage, out: list[str]) -> None:
     o = _Obj(out)
     o.string("model", mu.model)
@@ -417,10 +438,7 @@ def _payload(p: object, out: list[str]) -> None:
             pins.append("null")
             o.end()
             return
-        po = _Obj(pins)
-        for tool in sorted(p.pins):
-            po.string(tool, p.pins[tool])
-        po.end()
+        _string_map(p.pins, pins)
     else:
         raise TypeError(f"not an entry payload: {type(p).__name__}")
     o.end()

@@ -29,6 +29,7 @@ from sessiontools import (
     Message,
     MessageEntry,
     Part,
+    PinsEntry,
     ToolCall,
     TornTailWarning,
     Usage,
@@ -38,7 +39,7 @@ from sessiontools._errors import StoreError, StoreLockedError
 from sessiontools._gojson import encode_entry
 from sessiontools._store import FileStore, MemoryStore, Store
 from tests.helpers import SESSIONS
-from tests.store_writer import make_entry
+from tests.store_writer import BASE_UNIX_NANO, make_entry
 
 WRITER = Path(__file__).resolve().parent / "store_writer.py"
 DAMAGED = {"05_damaged_middle_line.jsonl"}  # raises DamagedLogError: not a session to copy
@@ -748,3 +749,82 @@ def test_a_transcript_is_not_appended_to(tmp_path: Path) -> None:
         store.append(entries[-1])
     assert path.read_bytes() == original
     assert not store.holds_lock
+
+
+# --- issue 10: what the writer writes, and what the next writer keeps -------------------------
+
+
+def test_pins_keys_are_escaped_as_go_escapes_strings(tmp_path: Path) -> None:
+    """Issue 10, item 2. Go's encoder writes a map's keys exactly as it writes strings
+    (``encode.go``: ``e.string(kv.ks, opts.escapeHTML)``), sorted by their bytes. So, by its
+    rules for strings: ``<``, ``>``, ``&`` as ``\\u003c``, ``\\u003e``, ``\\u0026``; U+2028 and
+    U+2029 as ``\\u2028``, ``\\u2029``; ``"`` and ``\\`` as ``\\"`` and ``\\\\``; ``\\n``
+    and ``\\t`` short; other control characters as ``\\u00XX``; DEL and everything else as
+    UTF-8. The keys, sorted by code point (which is UTF-8's byte order): "\\x01\\x1f"
+    (0x01), "<script>" (0x3c), 'a"b', "c\\\\d", "e\\u2028f\\u2029", "i&j", "tab\\t\\n\\x7f".
+    Written raw, the ``"`` made an invalid line that the next writer cut away as a torn tail:
+    the pins were lost."""
+    pins = {
+        "<script>": "sha256:1",
+        'a"b': "sha256:2",
+        "c\\d": "sha256:3",
+        "e\u2028f\u2029": "sha256:4",
+        "\x01\x1f": "sha256:5",
+        "i&j": "x<y",
+        "tab\t\n\x7f": "sha256:7",
+    }
+    entry = Entry(1, BASE_UNIX_NANO, "pins", PinsEntry(pins), 7200)
+    expected = (
+        b'{"seq":1,"time":"2026-10-18T09:30:00+02:00","type":"pins","pins":{"pins":{'
+        b'"\\u0001\\u001f":"sha256:5",'
+        b'"\\u003cscript\\u003e":"sha256:1",'
+        b'"a\\"b":"sha256:2",'
+        b'"c\\\\d":"sha256:3",'
+        b'"e\\u2028f\\u2029":"sha256:4",'
+        b'"i\\u0026j":"x\\u003cy",'
+        b'"tab\\t\\n\x7f":"sha256:7"}}}\n'
+    )
+    path = tmp_path / "s.jsonl"
+    with FileStore(path) as store:
+        store.append(entry)
+    assert path.read_bytes() == expected
+    with FileStore(path) as store:  # the next writer keeps the line
+        store.append(make_entry(2))
+    assert path.read_bytes() == expected + lines_of([make_entry(2)])
+    assert FileStore(path).load() == [entry, make_entry(2)]
+    assert MemoryStore(entry, make_entry(2)).load() == [entry, make_entry(2)]
+
+
+def test_pins_keys_the_same_once_written_are_refused() -> None:
+    """A lone surrogate is written as U+FFFD (Go writes invalid UTF-8 so): two keys that
+    differ only there would be one key in the line."""
+    with pytest.raises(ValueError, match="two keys of one map are the same once written"):
+        encode_entry(Entry(1, 0, "pins", PinsEntry(dict([("a\ud800", "1"), ("a\ufffd", "2")]))))
+    # A lone surrogate alone is written, and sorts as U+FFFD.
+    line = encode_entry(Entry(1, 0, "pins", PinsEntry({"\ud800": "1", "\ue000": "2"})))
+    assert line.endswith(b'"pins":{"pins":{"\xee\x80\x80":"2","\\ufffd":"1"}}}')
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.text(max_size=6), st.text(max_size=3), max_size=5))
+def test_any_pins_round_trip(pins: dict[str, str]) -> None:
+    """Whatever the tool names, the line is one valid JSON line (Python's own json reads it)
+    with no raw character Go escapes, and reads back as the pins written (a lone surrogate
+    as U+FFFD)."""
+    import json
+
+    clean = {k.translate(_LONE): v.translate(_LONE) for k, v in pins.items()}
+    if len(clean) != len(pins):
+        return  # two keys the same once written: refused (the test above)
+    entry = Entry(1, 0, "pins", PinsEntry(pins))
+    line = encode_entry(entry)
+    assert b"\n" not in line and not any(c in line for c in b"<>&\r\t")
+    assert b"\xe2\x80\xa8" not in line and b"\xe2\x80\xa9" not in line
+    assert json.loads(line)["pins"]["pins"] == clean
+    (read,) = MemoryStore(entry).load()
+    assert read == Entry(1, 0, "pins", PinsEntry(clean))
+    keys = list(json.loads(line)["pins"]["pins"])
+    assert keys == sorted(keys)
+
+
+_LONE = str.maketrans({c: "\ufffd" for c in range(0xD800, 0xE000)})

@@ -26,3 +26,4 @@
 26	{"seq":26,"time":"2026-10-18T07:30:00Z","type":"call_started","call_started":{"call_id":"c1"}}
 27	{"seq":27,"time":"2026-10-18T07:30:00Z","type":"run_started","run_started":{}}
 28	{"seq":28,"time":"2026-10-18T07:30:00Z","type":"checkpoint"}
+29	{"seq":29,"time":"2026-10-18T07:30:00Z","type":"pins","pins":{"pins":{"\u003craw\u003e":"sha256:7","\u003cscript\u003e":"sha256:1","a\"b":"sha256:2","c\\d":"sha256:3","café 😀":"sha256:9","e\u2028f\u2029":"sha256:4","g\u0001\u001fh":"sha256:5","i\u0026j":"sha256:6","tab\there\n":"sha256:8","\u2028raw":"x\u003cy"}}}
