@@ -306,20 +306,22 @@ def attach_raw(entry: Entry, line: bytes) -> Entry:
                 inputs.append(None if span is None else go_compact(line[span[0] : span[1]]))
             span = spans.get(("message", "message", "native", "data"))
             data = None if span is None else go_compact(line[span[0] : span[1]])
-        parts = list(message.parts)
+        new_parts = list(message.parts)
         changed = False
-        for i, part in enumerate(parts):
+        for i, part in enumerate(new_parts):
             call = part.tool_call
             if call is not None and inputs[i] is not None:
-                parts[i] = replace(part, tool_call=replace(call, input_json=inputs[i]))
+                new_parts[i] = replace(part, tool_call=replace(call, input_json=inputs[i]))
                 changed = True
+        # Parts are rebuilt only when one changed: NIL (Go's nil slice, "null") stays NIL.
+        parts = tuple(new_parts) if changed else message.parts
         native = message.native
         if native is not None and data is not None:
             native = replace(native, data_json=data)
             changed = True
         if not changed:
             return entry
-        new_message = Message(message.role, tuple(parts), native)
+        new_message = Message(message.role, parts, native)
         return replace(entry, payload=replace(payload, message=new_message))
     if isinstance(payload, UnknownEntry):
         etype = entry.type

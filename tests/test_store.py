@@ -35,6 +35,7 @@ from sessiontools import (
     Usage,
     iter_entries,
 )
+from sessiontools._entries import NIL
 from sessiontools._errors import StoreError, StoreLockedError
 from sessiontools._gojson import encode_entry
 from sessiontools._store import FileStore, MemoryStore, Store
@@ -828,3 +829,31 @@ def test_any_pins_round_trip(pins: dict[str, str]) -> None:
 
 
 _LONE = str.maketrans({c: "\ufffd" for c in range(0xD800, 0xE000)})
+
+
+def test_a_turn_without_parts_keeps_its_null(tmp_path: Path) -> None:
+    """Issue 10, item 3. A ``max_tokens`` turn can end before any part: Go's ``Message.Parts``
+    is then nil, written ``"parts":null`` (the field has no ``omitempty``), next to the
+    provider's ``native`` record. Go writes back what it read; so must every exact read.
+    (The line is the seed's ``MessageEntry`` as ``json.Marshal`` writes it: fields in
+    declaration order, ``stop`` and ``model`` set, the zero cache counts left out.)"""
+    line = (
+        b'{"seq":4,"time":"2026-10-18T09:30:04+02:00","type":"message","message":{"message":'
+        b'{"role":"assistant","parts":null,"native":{"provider":"anthropic","model":"claude-x",'
+        b'"data":{"stop_reason":"max_tokens","content":[]}}},"stop":"max_tokens",'
+        b'"usage":{"input_tokens":10,"output_tokens":4096},"model":"claude-x"}}\n'
+    )
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(line)
+    (entry,) = FileStore(path).load()
+    assert isinstance(entry.payload, MessageEntry)
+    assert entry.payload.message.parts is NIL
+    assert encode_entry(entry) + b"\n" == line
+    (exact,) = LogReader(path, exact=True)
+    assert exact.payload.message.parts is NIL  # type: ignore[union-attr]
+    assert encode_entry(exact) + b"\n" == line
+    (from_memory,) = MemoryStore(entry).load()
+    assert encode_entry(from_memory) + b"\n" == line
+    with FileStore(tmp_path / "copy.jsonl") as store:
+        store.append(entry)
+    assert (tmp_path / "copy.jsonl").read_bytes() == line

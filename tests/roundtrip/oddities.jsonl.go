@@ -27,3 +27,5 @@
 27	{"seq":27,"time":"2026-10-18T07:30:00Z","type":"run_started","run_started":{}}
 28	{"seq":28,"time":"2026-10-18T07:30:00Z","type":"checkpoint"}
 29	{"seq":29,"time":"2026-10-18T07:30:00Z","type":"pins","pins":{"pins":{"\u003craw\u003e":"sha256:7","\u003cscript\u003e":"sha256:1","a\"b":"sha256:2","c\\d":"sha256:3","café 😀":"sha256:9","e\u2028f\u2029":"sha256:4","g\u0001\u001fh":"sha256:5","i\u0026j":"sha256:6","tab\there\n":"sha256:8","\u2028raw":"x\u003cy"}}}
+30	{"seq":30,"time":"2026-10-18T07:30:00Z","type":"message","message":{"message":{"role":"assistant","parts":null,"native":{"provider":"anthropic","model":"claude-x","data":{"stop_reason":"max_tokens","content":[]}}},"stop":"max_tokens","usage":{"input_tokens":10,"output_tokens":4096},"model":"claude-x"}}
+31	{"seq":31,"time":"2026-10-18T07:30:00Z","type":"message","message":{"message":{"role":"assistant","parts":null,"native":{"provider":"openai","model":"gpt-x","data":{"status":"incomplete"}}},"stop":"max_tokens","usage":{"input_tokens":10,"output_tokens":4096}}}
