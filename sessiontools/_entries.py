@@ -55,6 +55,33 @@ __all__ = [
 JSONValue: TypeAlias = Any
 
 
+def _same_value(a: JSONValue, b: JSONValue) -> bool:
+    """``a == b`` for parsed JSON values, also for values nested deeper than Python's
+    recursion limit (Go reads 10,000 levels), which ``==`` refuses with ``RecursionError``."""
+    try:
+        return bool(a == b)
+    except RecursionError:
+        pass
+    pending = [(a, b)]
+    while pending:
+        x, y = pending.pop()
+        if x is y:
+            continue
+        if isinstance(x, dict) and isinstance(y, dict):
+            if x.keys() != y.keys():
+                return False
+            pending.extend((x[k], y[k]) for k in x)
+        elif (isinstance(x, list) and isinstance(y, list)) or (
+            isinstance(x, tuple) and isinstance(y, tuple)
+        ):
+            if len(x) != len(y):
+                return False
+            pending.extend(zip(x, y, strict=True))
+        elif x != y:
+            return False
+    return True
+
+
 class _Nil(tuple):  # type: ignore[type-arg]
     """Go's nil slice: empty, equal to ``()``, but written as ``null`` where Go writes
     ``null`` (a slice field that is not ``omitempty``)."""
@@ -138,6 +165,14 @@ class ToolCall:
     input: JSONValue
     input_json: bytes | None = field(default=None, compare=False, repr=False)
 
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not ToolCall:
+            return NotImplemented
+        assert isinstance(other, ToolCall)
+        return (
+            self.id == other.id and self.name == other.name and _same_value(self.input, other.input)
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class ToolResult:
@@ -172,6 +207,16 @@ class Native:
     model: str
     data: JSONValue
     data_json: bytes | None = field(default=None, compare=False, repr=False)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not Native:
+            return NotImplemented
+        assert isinstance(other, Native)
+        return (
+            self.provider == other.provider
+            and self.model == other.model
+            and _same_value(self.data, other.data)
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -360,6 +405,12 @@ class UnknownEntry:
     type: str
     data: JSONValue
     data_json: bytes | None = field(default=None, compare=False, repr=False)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not UnknownEntry:
+            return NotImplemented
+        assert isinstance(other, UnknownEntry)
+        return self.type == other.type and _same_value(self.data, other.data)
 
 
 Payload: TypeAlias = (

@@ -137,44 +137,61 @@ def _float(f: float) -> str:
     return text
 
 
+_END: Any = object()
+
+
 def _value(v: Any, out: list[str]) -> None:
-    if v is None:
-        out.append("null")
-    elif isinstance(v, RawJSON):
-        if v.find(b"\n") >= 0:
-            raise ValueError("a RawJSON value holds a line break, which would end the log line")
-        out.append(v.decode("utf-8", "surrogateescape"))
-    elif isinstance(v, str):
-        out.append(_string(v))
-    elif v is True:
-        out.append("true")
-    elif v is False:
-        out.append("false")
-    elif isinstance(v, int):
-        out.append(str(v))
-    elif isinstance(v, float):
-        out.append(_float(v))
-    elif isinstance(v, Mapping):
-        # A parsed JSON object keeps its order, as Go's RawMessage keeps its bytes.
-        out.append("{")
-        first = True
-        for k, item in v.items():
-            if not first:
+    """Append ``v`` (parsed JSON, ``RawJSON`` inside it allowed) as Go writes it; without
+    recursion, so that a value as deep as Go reads (10,000 levels) is written too."""
+    # One frame per open container: [its items or members, whether it is a mapping, first].
+    stack: list[list[Any]] = []
+    while True:
+        if v is None:
+            out.append("null")
+        elif isinstance(v, RawJSON):
+            if v.find(b"\n") >= 0:
+                raise ValueError("a RawJSON value holds a line break, which would end the log line")
+            out.append(v.decode("utf-8", "surrogateescape"))
+        elif isinstance(v, str):
+            out.append(_string(v))
+        elif v is True:
+            out.append("true")
+        elif v is False:
+            out.append("false")
+        elif isinstance(v, int):
+            out.append(str(v))
+        elif isinstance(v, float):
+            out.append(_float(v))
+        elif isinstance(v, Mapping):
+            # A parsed JSON object keeps its order, as Go's RawMessage keeps its bytes.
+            out.append("{")
+            stack.append([iter(v.items()), True, True])
+        elif isinstance(v, list | tuple):
+            out.append("[")
+            stack.append([iter(v), False, True])
+        else:
+            raise TypeError(f"cannot write {type(v).__name__} as JSON")
+        # The next value to write: the next item of the innermost open container.
+        while stack:
+            frame = stack[-1]
+            item: Any = next(frame[0], _END)
+            if item is _END:
+                out.append("}" if frame[1] else "]")
+                stack.pop()
+                continue
+            if frame[2]:
+                frame[2] = False
+            else:
                 out.append(",")
-            first = False
-            out.append(_string(k))
-            out.append(":")
-            _value(item, out)
-        out.append("}")
-    elif isinstance(v, list | tuple):
-        out.append("[")
-        for i, item in enumerate(v):
-            if i:
-                out.append(",")
-            _value(item, out)
-        out.append("]")
-    else:
-        raise TypeError(f"cannot write {type(v).__name__} as JSON")
+            if frame[1]:
+                key, v = item
+                out.append(_string(key))
+                out.append(":")
+            else:
+                v = item
+            break
+        else:
+            return
 
 
 def _same_json(a: Any, b: Any) -> bool:
@@ -184,18 +201,28 @@ def _same_json(a: Any, b: Any) -> bool:
         return orjson.dumps(a, option=orjson.OPT_SORT_KEYS) == orjson.dumps(
             b, option=orjson.OPT_SORT_KEYS
         )
-    except (orjson.JSONEncodeError, TypeError):
+    except (orjson.JSONEncodeError, TypeError):  # a lone surrogate, a big integer, deep
         return _same_values(a, b)
 
 
 def _same_values(a: Any, b: Any) -> bool:
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(_same_values(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(_same_values(x, y) for x, y in zip(a, b, strict=True))
-    return bool(a == b)
+    """``_same_json`` without orjson, and without recursion (any depth)."""
+    pending = [(a, b)]
+    while pending:
+        x, y = pending.pop()
+        if type(x) is not type(y):
+            return False
+        if isinstance(x, dict):
+            if x.keys() != y.keys():
+                return False
+            pending.extend((x[k], y[k]) for k in x)
+        elif isinstance(x, list):
+            if len(x) != len(y):
+                return False
+            pending.extend(zip(x, y, strict=True))
+        elif x != y:
+            return False
+    return True
 
 
 def dumps(value: Any) -> bytes:

@@ -8,7 +8,8 @@ UTF-8 and escaped lone surrogates inside pass through both ways. So writing an e
 gives the same bytes only if the raw text is kept, not a parsed value: ``1.0``, ``\\u00e9``,
 ``\\/``, a name given twice and an invalid byte would all come back differently.
 
-- ``go_loads`` parses a line the way Go does when ``orjson`` refuses it (reading.md, "Bytes").
+- ``go_loads`` parses a line the way Go does when ``orjson`` refuses it (reading.md, "Bytes"),
+  as deep as Go reads (10,000 levels: ``parse_json``, which needs no recursion).
 - ``loads`` parses JSON text, with ``go_loads`` as the fallback.
 - ``go_compact`` is Go's compaction with HTML-safe escaping.
 - ``raw_spans`` finds where chosen values of a line are, without parsing it twice.
@@ -57,32 +58,201 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+#: How deep Go's decoder reads: ``maxNestingDepth`` in ``encoding/json/scanner.go``; one
+#: more level is its error "exceeded max depth". The entry's own object is level 1.
+MAX_DEPTH = 10_000
+
+
+class TooDeepError(ValueError):
+    """JSON text nested deeper than Go's decoder reads (``MAX_DEPTH`` levels)."""
+
+
 def go_loads(body: bytes) -> Any:
     """Parse JSON text as Go's ``encoding/json`` does when ``orjson`` refuses it: an invalid
-    byte or an escaped lone surrogate becomes U+FFFD, the last of repeated names wins.
+    byte or an escaped lone surrogate becomes U+FFFD, the last of repeated names wins, and
+    it may nest as deep as Go reads (``MAX_DEPTH`` levels).
 
     Raises:
-        ValueError: the text is not one complete JSON value, or it nests deeper than Python's
-            recursion limit (about 1,000 levels; Go reads up to 10,000).
+        ValueError: the text is not one complete JSON value.
+        TooDeepError: (a ``ValueError``) it nests deeper than ``MAX_DEPTH`` levels.
     """
     text = body.decode("utf-8", "sessiontools.go-replace")
     try:
-        value = json.loads(text, parse_constant=_reject_constant)
-        return _no_surrogates(value)
-    except RecursionError:
-        raise ValueError("nested too deeply to read (over about 1,000 levels)") from None
+        return _no_surrogates(json.loads(text, parse_constant=_reject_constant))
+    except RecursionError:  # deeper than Python's recursion limit: read without recursion
+        return parse_json(body)
 
 
 def loads(raw: bytes) -> Any:
     """Parse JSON text with ``orjson``, or ``go_loads`` for what ``orjson`` refuses.
 
     Raises:
-        ValueError: the text is not one complete JSON value.
+        ValueError: the text is not one complete JSON value (``TooDeepError`` when it nests
+            deeper than Go reads).
     """
     try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError:
         return go_loads(raw)
+
+
+# Reading JSON without recursion, as deep as Go reads. Slower than orjson and json (a Python
+# loop per token): only for what they cannot read, and to see every repeated name.
+
+_TOKENS = re.compile(
+    rb"[ \t\n\r]*+(?:"
+    rb'("(?:[^"\\\x00-\x1f]++|\\.)*+")'  # 1: a string (its escapes checked when decoded)
+    rb"|([{\[])"  # 2: an object or array begins
+    rb"|([}\]])"  # 3: ... ends
+    rb"|(,)"  # 4
+    rb"|(:)"  # 5
+    rb"|(-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?(?:[eE][+-]?[0-9]++)?)"  # 6: a number
+    rb"|(true|false|null)"  # 7
+    rb")"
+)
+_TRAILING_SPACE = re.compile(rb"[ \t\n\r]*+")
+_LITERALS = {b"true": True, b"false": False, b"null": None}
+# What the parser expects next.
+_VALUE, _VALUE_OR_CLOSE, _KEY, _KEY_OR_CLOSE, _COLON, _COMMA_OR_CLOSE = range(6)
+
+
+class Pairs(list):  # type: ignore[type-arg]
+    """An object as ``parse_json(..., pairs=True)`` gives it: its members in order, every
+    one kept (a repeated name too), as ``(name, value, start, end)``, where ``start`` and
+    ``end`` are the byte offsets of the value's text."""
+
+    __slots__ = ()
+
+
+def _string_value(token: bytes) -> str:
+    """A JSON string token's text, as Go reads it (invalid UTF-8 and lone surrogates become
+    U+FFFD).
+
+    Raises:
+        ValueError: an escape JSON does not have.
+    """
+    if b"\\" not in token:
+        try:
+            return token[1:-1].decode("utf-8")
+        except UnicodeDecodeError:
+            return token[1:-1].decode("utf-8", "sessiontools.go-replace")
+    value = json.loads(token.decode("utf-8", "sessiontools.go-replace"))
+    assert isinstance(value, str)
+    return value.translate(_SURROGATES)
+
+
+def parse_json(body: bytes, *, pairs: bool = False) -> Any:
+    """Parse one JSON value as Go's decoder reads it, without recursion: up to
+    ``MAX_DEPTH`` levels deep; invalid UTF-8 and escaped lone surrogates become U+FFFD.
+    Objects are ``dict`` (the last of repeated names wins), or with ``pairs=True``,
+    ``Pairs`` (every member, with where its value is in ``body``).
+
+    Raises:
+        ValueError: ``body`` is not one complete JSON value.
+        TooDeepError: it nests deeper than ``MAX_DEPTH`` levels.
+    """
+    match = _TOKENS.match
+    pos = 0
+    # One frame per open container: [container, is_object, start, name of the member read].
+    stack: list[list[Any]] = []
+    expect = _VALUE
+    while True:
+        m = match(body, pos)
+        if m is None:
+            raise ValueError(f"not JSON at byte {_skip_space(body, pos)}")
+        kind = m.lastindex
+        start = m.start(kind)  # type: ignore[arg-type]
+        pos = m.end()
+        if expect == _COMMA_OR_CLOSE:
+            frame = stack[-1]
+            if kind == 4:
+                expect = _KEY if frame[1] else _VALUE
+                continue
+            if kind != 3 or (body[start] == 0x7D) != frame[1]:  # "}" closes an object
+                raise ValueError(f"not JSON at byte {start}")
+        elif expect in (_KEY, _KEY_OR_CLOSE):
+            if kind == 1:
+                stack[-1][3] = _string_value(m.group(1))
+                expect = _COLON
+                continue
+            if kind != 3 or expect == _KEY or body[start] != 0x7D:
+                raise ValueError(f"not JSON at byte {start}")
+        elif expect == _COLON:
+            if kind != 5:
+                raise ValueError(f"not JSON at byte {start}")
+            expect = _VALUE
+            continue
+        elif kind == 2:  # a value: an object or array begins
+            is_object = body[start] == 0x7B
+            if len(stack) >= MAX_DEPTH:
+                raise TooDeepError(
+                    f"nested deeper than Go's limit of {MAX_DEPTH:,} levels at byte {start}"
+                )
+            container: Any = (Pairs() if pairs else {}) if is_object else []
+            stack.append([container, is_object, start, None])
+            expect = _KEY_OR_CLOSE if is_object else _VALUE_OR_CLOSE
+            continue
+        elif kind == 3 and expect == _VALUE_OR_CLOSE and body[start] == 0x5D:
+            pass  # an empty array ends
+        elif kind == 1:
+            value: Any = _string_value(m.group(1))
+        elif kind == 6:
+            number = m.group(6)
+            is_float = b"." in number or b"e" in number or b"E" in number
+            value = float(number) if is_float else int(number)
+        elif kind == 7:
+            value = _LITERALS[m.group(7)]
+        else:
+            raise ValueError(f"not JSON at byte {start}")
+        if kind == 3:  # the container on top ends: it is the value
+            frame = stack.pop()
+            value, start = frame[0], frame[2]
+        # A value is complete, from start to pos: put it where it belongs.
+        if not stack:
+            end = _TRAILING_SPACE.match(body, pos).end()  # type: ignore[union-attr]
+            if end != len(body):
+                raise ValueError(f"not JSON at byte {end}: more after the value")
+            return value
+        frame = stack[-1]
+        if not frame[1]:
+            frame[0].append(value)
+        elif pairs:
+            frame[0].append((frame[3], value, start, pos))
+        else:
+            frame[0][frame[3]] = value
+        expect = _COMMA_OR_CLOSE
+
+
+def _skip_space(body: bytes, pos: int) -> int:
+    return _TRAILING_SPACE.match(body, pos).end()  # type: ignore[union-attr]
+
+
+def plain(value: Any) -> Any:
+    """A value of ``parse_json(..., pairs=True)`` with its ``Pairs`` made ``dict`` (the last
+    of repeated names wins, in the place of the first, as in ``json.loads``); without
+    recursion."""
+    if value.__class__ is not Pairs and value.__class__ is not list:
+        return value
+    # (container, where its copy goes): each container is copied once, its members after it.
+    out: list[Any] = [None]
+    work: list[tuple[Any, Any, Any]] = [(value, out, 0)]
+    while work:
+        source, target, slot = work.pop()
+        if source.__class__ is Pairs:
+            copy: Any = {}
+            for name, item, _, _ in source:
+                if item.__class__ is Pairs or item.__class__ is list:
+                    copy[name] = None
+                    work.append((item, copy, name))
+                else:
+                    copy[name] = item
+        else:
+            copy = list(source)
+            for i, item in enumerate(source):
+                if item.__class__ is Pairs or item.__class__ is list:
+                    work.append((item, copy, i))
+        target[slot] = copy
+    return out[0]
 
 
 _STRING = rb'"(?:[^"\\]++|\\.)*+"'

@@ -34,7 +34,7 @@ from ._entries import (
     decode_outcome,
 )
 from ._errors import DamagedLogError, EntryError, TornTailWarning, UnknownEntryWarning
-from ._rawjson import attach_raw, go_loads
+from ._rawjson import TooDeepError, attach_raw, go_loads
 
 __all__ = ["ClosingLine", "LogReader", "LogSource", "TornTail", "iter_entries"]
 
@@ -83,8 +83,10 @@ _WHITESPACE = b" \t\r\n"  # JSON's
 _Pending: TypeAlias = tuple[tuple[int, int, int, str] | None, tuple[int, int, Any] | None]
 
 
-def _problem(body: bytes, error: orjson.JSONDecodeError) -> str:
+def _problem(body: bytes, error: orjson.JSONDecodeError, go_error: ValueError) -> str:
     """What is wrong with a line that is not JSON, in a few words."""
+    if isinstance(go_error, TooDeepError):  # orjson's own limit is lower: say Go's
+        return f"{go_error} of the line"
     try:
         orjson.loads(body)  # again without the line's end, for the column
     except orjson.JSONDecodeError as e:
@@ -263,8 +265,8 @@ class LogReader:
                     continue
                 try:
                     obj = go_loads(body)
-                except ValueError:
-                    failed = (line_no, start, len(body), _problem(body, e))
+                except ValueError as go_error:
+                    failed = (line_no, start, len(body), _problem(body, e, go_error))
                     if offset == stop:
                         break
                     continue

@@ -103,7 +103,7 @@ def test_the_oddities_cover_what_a_plain_read_gets_wrong() -> None:
     go = _go_lines(log)
     differ = []
     for number, raw in enumerate(log.read_bytes().split(b"\n"), 1):
-        if raw:
+        if number in go:
             (entry,) = _read_one(raw, exact=False)
             if encode_entry(entry) != go[number]:
                 differ.append(number)
@@ -112,10 +112,10 @@ def test_the_oddities_cover_what_a_plain_read_gets_wrong() -> None:
 
 def test_nil_and_empty_are_kept_apart() -> None:
     log = ROUNDTRIP / "oddities.jsonl"
-    lines = log.read_bytes().split(b"\n")
+    go = _go_lines(log)
     by_seq = {}
-    for raw in lines:
-        if raw:
+    for number, raw in enumerate(log.read_bytes().split(b"\n"), 1):
+        if number in go:  # not the line too deep for Go
             (entry,) = _read_one(raw)
             by_seq[entry.seq] = entry.payload
     assert by_seq[4].message.parts is NIL
@@ -500,13 +500,58 @@ def test_raw_text_is_written_compacted_and_checked_strictly() -> None:
         encode_entry(broken)
 
 
-def test_deep_nesting_is_an_error_not_a_traceback() -> None:
+def _deep_line(levels: int, seq: int = 1) -> bytes:
+    """A message entry whose tool input is arrays nested so that the line nests ``levels``
+    deep in all: the entry, ``message``, ``message.message``, ``parts``, the part and its
+    ``tool_call`` are six levels; Go reads up to 10,000 (``maxNestingDepth``)."""
+    deep = b"[" * (levels - 6) + b"]" * (levels - 6)
+    head = _HEAD.replace('"seq":1,', f'"seq":{seq},')
+    return (head + '{"role":"assistant","parts":[{"type":"tool_call","tool_call":{"id":"c",'
+            '"name":"t","input":').encode() + deep + ("}}]}," + _TAIL).encode()  # fmt: skip
+
+
+@pytest.mark.parametrize("levels", [1_025, 2_000, 10_000])
+def test_a_line_as_deep_as_go_reads_is_read(levels: int, tmp_path: Path) -> None:
+    """Issue 10, item 23: orjson stops at 1,024 levels and Python's json at its recursion
+    limit; Go reads 10,000 (oddities 32 to 34 hold such lines, with Go's bytes). Read plain
+    and exact, written back byte for byte, compared, and read by both commands."""
+    line = _deep_line(levels)
+    for exact in (False, True):
+        first, second = _read_one(line + b"\n" + line + b"\n", exact=exact)
+        assert encode_entry(first) == encode_entry(second) == line
+        assert first == second and first.payload != _read_one(_deep_line(levels - 1))[0].payload
+    value = first.payload.message.parts[0].tool_call.input  # type: ignore[union-attr]
+    depth = 0
+    while value:
+        (value,) = value
+        depth += 1
+    assert depth == levels - 7  # the innermost array is empty
+    from click.testing import CliRunner
+
+    from sessiontools._cli import cli
+
+    run = _HEAD.split(',"message":')[0].replace('"message"', '"run_started"')
+    line = _deep_line(levels, seq=2)
+    log = tmp_path / "deep.jsonl"
+    later = _deep_line(levels, seq=3)
+    log.write_bytes(f'{run},"run_started":{{"prompt":"p"}}}}\n'.encode() + line + b"\n" + later)
+    for command in (["otel", str(log)], ["cost", str(log), "--format", "json"]):
+        result = CliRunner().invoke(cli, command)
+        assert result.exit_code == 0, (command, result.stderr)
+        assert "torn" not in result.stderr and not result.stderr, result.stderr
+
+
+def test_a_line_deeper_than_go_reads_is_an_error_not_a_traceback() -> None:
+    """One level more than Go reads is Go's own error ("exceeded max depth"): damage in the
+    middle of a log, a torn tail at its end, never a traceback."""
     from sessiontools import DamagedLogError
 
-    deep = b"[" * 3000 + b"]" * 3000
-    line = (_HEAD + '{"role":"assistant","parts":[{"type":"tool_call","tool_call":{"id":"c",'
-            '"name":"t","input":').encode() + deep + ("}}]}," + _TAIL).encode()  # fmt: skip
-    with pytest.raises(DamagedLogError, match=r"line 1 \(byte 0\): not complete JSON \(depth"):
+    line = _deep_line(10_001)
+    with pytest.raises(
+        DamagedLogError,
+        match=r"line 1 \(byte 0\): not complete JSON \(nested deeper than Go's limit of "
+        r"10,000 levels at byte \d+ of the line\)",
+    ):
         _read_one(line + b"\n" + line)
     from click.testing import CliRunner
 
@@ -515,6 +560,7 @@ def test_deep_nesting_is_an_error_not_a_traceback() -> None:
     result = CliRunner().invoke(cli, ["otel", "-"], input=line + b"\n" + line + b"\n")
     assert result.exit_code == 1
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert "10,000 levels" in result.stderr
 
 
 def test_an_unknown_entry_without_a_payload_is_written_without_one() -> None:
