@@ -239,13 +239,10 @@ def plain(value: Any) -> Any:
     while work:
         source, target, slot = work.pop()
         if source.__class__ is Pairs:
-            copy: Any = {}
-            for name, item, _, _ in source:
+            copy: Any = {name: item for name, item, _, _ in source}  # the last one wins
+            for name, item in copy.items():
                 if item.__class__ is Pairs or item.__class__ is list:
-                    copy[name] = None
                     work.append((item, copy, name))
-                else:
-                    copy[name] = item
         else:
             copy = list(source)
             for i, item in enumerate(source):

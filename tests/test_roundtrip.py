@@ -570,3 +570,36 @@ def test_an_unknown_entry_without_a_payload_is_written_without_one() -> None:
     with_null = b'{"seq":3,"time":"2026-10-18T09:30:00Z","type":"checkpoint","checkpoint":null}'
     (entry,) = _read_one(with_null)
     assert encode_entry(entry) == with_null
+
+
+_TOKEN_TEXT = b'{ } [ ] , : " \\ a 0 1 - . e E + true null nul NaN \\u \\ud800 \\n \\/ \\x 00 1e400'
+_JSON_BYTES = st.sampled_from(
+    [*_TOKEN_TEXT.split(), b" ", b"\t", b"\r", b"\xc3", b"\xa9", b"\xff", b"\x00", b"\x1f", b"\x7f"]
+)
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(_JSON_BYTES, max_size=14).map(b"".join) | _json_text().map(lambda t: t[0].encode()))
+def test_the_deep_parser_reads_what_pythons_json_reads_as_go_does(body: bytes) -> None:
+    """``parse_json`` (no recursion, for lines deeper than orjson and json read) accepts and
+    refuses exactly what ``go_loads`` (Python's json, Go's way with invalid bytes and lone
+    surrogates) does, with the same values; and with ``pairs=True`` it keeps every member."""
+    from sessiontools._rawjson import Pairs, go_loads, parse_json, plain
+
+    try:
+        expected = go_loads(body)
+    except ValueError:
+        with pytest.raises(ValueError):
+            parse_json(body)
+        return
+    assert _same(parse_json(body), expected)
+    with_pairs = parse_json(body, pairs=True)
+    assert _same(plain(with_pairs), expected)
+    if isinstance(with_pairs, Pairs):
+        for _, _, start, end in with_pairs:  # each member's value is where it says
+            parse_json(body[start:end])
+
+
+def _same(a: object, b: object) -> bool:
+    """The same parsed values: types (1, 1.0, True), key order and infinities included."""
+    return repr(a) == repr(b)
