@@ -543,10 +543,14 @@ def _labels(d: dict[str, Any], key: str, ctx: str) -> tuple[str, ...]:
     if v is None:
         return NIL
     if v.__class__ is list:
+        nulls = False
         for label in v:
             if label.__class__ is not str:
-                raise BadEntry(f"{ctx}.{key} holds {_kind(label)}, not only strings")
-        return tuple(v)
+                if label is not None:
+                    raise BadEntry(f"{ctx}.{key} holds {_kind(label)}, not only strings")
+                nulls = True
+        # Go reads null into a zero string: ""
+        return tuple("" if label is None else label for label in v) if nulls else tuple(v)
     raise BadEntry(f"{ctx}.{key} is {_kind(v)}, not an array of strings")
 
 
@@ -577,6 +581,8 @@ def _usage(d: dict[str, Any] | None, ctx: str) -> Usage:
 
 
 def _part(d: object, ctx: str) -> Part:
+    if d is None:  # Go reads null into a zero Part
+        d = {}
     if d.__class__ is not dict:
         raise BadEntry(f"{ctx} is {_kind(d)}, not an object")
     assert isinstance(d, dict)
@@ -638,6 +644,8 @@ def _model_error(d: dict[str, Any] | None, ctx: str) -> ModelError:
 def _model_usages(d: dict[str, Any], ctx: str) -> tuple[ModelUsage, ...]:
     out = []
     for u in _list(d, "usage", ctx):
+        if u is None:  # Go reads null into a zero value
+            u = {}
         if u.__class__ is not dict:
             raise BadEntry(f"{ctx}.usage holds {_kind(u)}, not objects")
         c = ctx + ".usage"
@@ -650,6 +658,8 @@ def _display(d: dict[str, Any] | None, ctx: str) -> Display | None:
         return None
     sources = []
     for s in _list(d, "sources", ctx):
+        if s is None:  # Go reads null into a zero value
+            s = {}
         if s.__class__ is not dict:
             raise BadEntry(f"{ctx}.sources holds {_kind(s)}, not objects")
         sources.append(Source(_str(s, "title", ctx), _str(s, "ref", ctx)))
@@ -721,6 +731,8 @@ def decode_outcome(d: dict[str, Any], ctx: str = "run_ended") -> Outcome:
     """
     refused = []
     for r in _list(d, "refused", ctx):
+        if r is None:  # Go reads null into a zero value
+            r = {}
         if r.__class__ is not dict:
             raise BadEntry(f"{ctx}.refused holds {_kind(r)}, not objects")
         c = ctx + ".refused"
@@ -747,9 +759,10 @@ def _pins(d: dict[str, Any]) -> PinsEntry:
     if pins is None:
         return PinsEntry(NIL_MAP)
     for k, v in pins.items():
-        if v.__class__ is not str:
+        if v.__class__ is not str and v is not None:
             raise BadEntry(f"pins.pins[{k!r}] is {_kind(v)}, not a string")
-    return PinsEntry(MappingProxyType(dict(pins)))
+    # Go reads null into a zero string: ""
+    return PinsEntry(MappingProxyType({k: "" if v is None else v for k, v in pins.items()}))
 
 
 # Fast paths for the frequent entries: read every field inline and check all types at once.

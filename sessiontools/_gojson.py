@@ -28,6 +28,7 @@ the entry it read (``json.Unmarshal`` then ``json.Marshal``), byte for byte:
   (``input_json``, ``data_json``), compacted and escaped as Go writes a ``json.RawMessage``; a
   kept text must read back as the value beside it, else ``ValueError`` (a value changed with
   ``dataclasses.replace`` and its text left behind);
+- a name given twice in one object read as Go reads it: merged (``sessiontools._gomerge``);
 - Go's nil slices and maps (``NIL``, ``NIL_MAP``) as ``null``, empty ones as ``[]`` and ``{}``;
 - every time with the UTC offset it was read with;
 - unknown fields dropped, as Go drops them. An entry of an unknown type keeps its payload

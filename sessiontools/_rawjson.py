@@ -23,7 +23,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, cast
+from typing import Any, TypeAlias, cast
 
 import orjson
 
@@ -227,31 +227,6 @@ def _skip_space(body: bytes, pos: int) -> int:
     return _TRAILING_SPACE.match(body, pos).end()  # type: ignore[union-attr]
 
 
-def plain(value: Any) -> Any:
-    """A value of ``parse_json(..., pairs=True)`` with its ``Pairs`` made ``dict`` (the last
-    of repeated names wins, in the place of the first, as in ``json.loads``); without
-    recursion."""
-    if value.__class__ is not Pairs and value.__class__ is not list:
-        return value
-    # (container, where its copy goes): each container is copied once, its members after it.
-    out: list[Any] = [None]
-    work: list[tuple[Any, Any, Any]] = [(value, out, 0)]
-    while work:
-        source, target, slot = work.pop()
-        if source.__class__ is Pairs:
-            copy: Any = {name: item for name, item, _, _ in source}  # the last one wins
-            for name, item in copy.items():
-                if item.__class__ is Pairs or item.__class__ is list:
-                    work.append((item, copy, name))
-        else:
-            copy = list(source)
-            for i, item in enumerate(source):
-                if item.__class__ is Pairs or item.__class__ is list:
-                    work.append((item, copy, i))
-        target[slot] = copy
-    return out[0]
-
-
 _STRING = rb'"(?:[^"\\]++|\\.)*+"'
 _COMPACT = re.compile(_STRING + rb"|[ \t\r\n]+", re.S)
 _NEEDS_COMPACT = re.compile(rb"[ \t\r\n<>&]|\xe2\x80[\xa8\xa9]")
@@ -387,9 +362,15 @@ def go_text(value: Any) -> bytes | None:
         return None
 
 
-def _found_in_place(
-    message: Message, line: bytes
-) -> tuple[list[bytes | None], bytes | None] | None:
+#: Where each raw value of an entry is in its line, by path (as ``raw_spans`` gives it): its
+#: start and end, and its text as Go writes it.
+RawTexts: TypeAlias = dict[Path, tuple[int, int, bytes]]
+
+_INPUT = ("message", "message", "parts")  # + (i, "tool_call", "input")
+_DATA = ("message", "message", "native", "data")
+
+
+def _found_in_place(message: Message, line: bytes) -> RawTexts | None:
     """The raw text of each tool call's input and of the native data, found where a line Go
     wrote has them: each right after its own ``"tool_call":{"id":…,"name":…,"input":`` or
     ``"native":{"provider":…,"model":…,"data":`` and right before the ``}`` that closes it,
@@ -406,40 +387,42 @@ def _found_in_place(
     if line.count(b'"tool_call":') != calls or line.count(b'"native":') > 1:
         return None  # a repeated name, or the prefix inside another value: scan
     cursor = line.find(b'"parts":[')
-    inputs: list[bytes | None] = []
-    for part in message.parts:
+    found: RawTexts = {}
+    for i, part in enumerate(message.parts):
         call = part.tool_call
         if call is None:
-            inputs.append(None)
             continue
-        found = _value_after(
+        at = _value_after(
             line,
             cursor,
             (b'"tool_call":{"id":', call.id, b',"name":', call.name, b',"input":'),
             call.input,
         )
-        if found is None:
+        if at is None:
             return None
-        text, cursor = found
-        inputs.append(text)
+        found[(*_INPUT, i, "tool_call", "input")] = at
+        cursor = at[1]
     native = message.native
-    if native is None:
-        return inputs, None
-    found = _value_after(
-        line,
-        cursor,
-        (b'"native":{"provider":', native.provider, b',"model":', native.model, b',"data":'),
-        native.data,
-    )
-    return None if found is None else (inputs, found[0])
+    if native is not None:
+        at = _value_after(
+            line,
+            cursor,
+            (b'"native":{"provider":', native.provider, b',"model":', native.model, b',"data":'),
+            native.data,
+        )
+        if at is None:
+            return None
+        found[_DATA] = at
+    return found
 
 
 def _value_after(
     line: bytes, cursor: int, prefix: tuple[bytes | str, ...], value: Any
-) -> tuple[bytes, int] | None:
-    """``value``'s text and where it ends, when ``line`` has it, from ``cursor`` on, right after
-    ``prefix`` (bytes as they are, strings as Go writes them) and right before a ``}`` (the end
-    of the object it is the last member of: "42.5" is not "42.50")."""
+) -> tuple[int, int, bytes] | None:
+    """Where ``value``'s text is in ``line``, and the text, when ``line`` has it, from
+    ``cursor`` on, right after ``prefix`` (bytes as they are, strings as Go writes them) and
+    right before a ``}`` (the end of the object it is the last member of: "42.5" is not
+    "42.50")."""
     pieces = [p if isinstance(p, bytes) else go_text(p) for p in prefix]
     text = go_text(value)
     if cursor < 0 or text is None or any(p is None for p in pieces):
@@ -450,51 +433,78 @@ def _value_after(
     end = start + len(text)
     if at < 0 or not line.startswith(text, start) or line[end : end + 1] != b"}":
         return None
-    return text, end
+    return start, end, text
 
 
-def attach_raw(entry: Entry, line: bytes) -> Entry:
-    """``entry``, read from ``line``, with the exact text of its raw JSON values: each tool
-    call's ``input_json``, the ``native``'s ``data_json`` (compacted as Go writes them) and an
-    unknown entry's ``data_json`` (kept as it was)."""
+def find_raw(
+    entry: Entry, line: bytes, spans: dict[Path, tuple[int, int]] | None = None
+) -> RawTexts:
+    """The raw JSON values of ``entry``, read from ``line``: where each is and its text as Go
+    writes it (a tool call's input and the native data compacted, an unknown entry's payload
+    as it was). ``spans``, when given, says where each is, instead of looking for them."""
     payload = entry.payload
     if isinstance(payload, MessageEntry):
         message = payload.message
         if message.native is None and not any(p.tool_call is not None for p in message.parts):
-            return entry
-        found = _found_in_place(message, line)
-        if found is not None:
-            inputs, data = found
-        else:
+            return {}
+        if spans is None:
+            found = _found_in_place(message, line)
+            if found is not None:
+                return found
             spans = raw_spans(line, lambda p: p[:2] == ("message", "message") and _message_raw(p))
-            inputs = []
-            for i in range(len(message.parts)):
-                span = spans.get(("message", "message", "parts", i, "tool_call", "input"))
-                inputs.append(None if span is None else go_compact(line[span[0] : span[1]]))
-            span = spans.get(("message", "message", "native", "data"))
-            data = None if span is None else go_compact(line[span[0] : span[1]])
+        return {
+            path: (start, end, go_compact(line[start:end]))
+            for path, (start, end) in spans.items()
+            if _message_raw(path) and path[:2] == ("message", "message")
+        }
+    if isinstance(payload, UnknownEntry):
+        etype = entry.type
+        if spans is None:
+            spans = raw_spans(line, lambda p: p == (etype,))
+        span = spans.get((etype,))
+        return {} if span is None else {(etype,): (span[0], span[1], line[span[0] : span[1]])}
+    return {}
+
+
+def with_raw(entry: Entry, raw: RawTexts) -> Entry:
+    """``entry`` with the text of its raw JSON values (``find_raw``) kept: each tool call's
+    ``input_json``, the native's and an unknown entry's ``data_json``."""
+    if not raw:
+        return entry
+    payload = entry.payload
+    if isinstance(payload, MessageEntry):
+        message = payload.message
         new_parts = list(message.parts)
         changed = False
         for i, part in enumerate(new_parts):
             call = part.tool_call
-            if call is not None and inputs[i] is not None:
-                new_parts[i] = replace(part, tool_call=replace(call, input_json=inputs[i]))
+            found = raw.get((*_INPUT, i, "tool_call", "input"))
+            if call is not None and found is not None:
+                new_parts[i] = replace(part, tool_call=replace(call, input_json=found[2]))
                 changed = True
         # Parts are rebuilt only when one changed: NIL (Go's nil slice, "null") stays NIL.
         parts = tuple(new_parts) if changed else message.parts
         native = message.native
-        if native is not None and data is not None:
-            native = replace(native, data_json=data)
+        found = raw.get(_DATA)
+        if native is not None and found is not None:
+            native = replace(native, data_json=found[2])
             changed = True
         if not changed:
             return entry
         new_message = Message(message.role, parts, native)
         return replace(entry, payload=replace(payload, message=new_message))
     if isinstance(payload, UnknownEntry):
-        etype = entry.type
-        spans = raw_spans(line, lambda p: p == (etype,))
-        span = spans.get((etype,))
-        if span is None:
-            return entry
-        return replace(entry, payload=replace(payload, data_json=line[span[0] : span[1]]))
+        found = raw.get((entry.type,))
+        if found is not None:
+            return replace(entry, payload=replace(payload, data_json=found[2]))
     return entry
+
+
+def attach_raw(
+    entry: Entry, line: bytes, spans: dict[Path, tuple[int, int]] | None = None
+) -> Entry:
+    """``entry``, read from ``line``, with the exact text of its raw JSON values: each tool
+    call's ``input_json``, the ``native``'s ``data_json`` (compacted as Go writes them) and an
+    unknown entry's ``data_json`` (kept as it was). ``spans``, when given, says where each
+    is (by path, as ``raw_spans`` gives it), instead of looking for them."""
+    return with_raw(entry, find_raw(entry, line, spans))

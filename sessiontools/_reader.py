@@ -34,7 +34,8 @@ from ._entries import (
     decode_outcome,
 )
 from ._errors import DamagedLogError, EntryError, TornTailWarning, UnknownEntryWarning
-from ._rawjson import TooDeepError, attach_raw, go_loads
+from ._gomerge import decode_exact
+from ._rawjson import TooDeepError, go_loads
 
 __all__ = ["ClosingLine", "LogReader", "LogSource", "TornTail", "iter_entries"]
 
@@ -109,9 +110,10 @@ class LogReader:
             file the caller opened is not closed).
         name: what to call the log in messages; default the path, or the file's name.
         exact: keep the text of raw JSON values (``ToolCall.input_json``,
-            ``Native.data_json``, ``UnknownEntry.data_json``) so that ``encode_entry`` writes
-            each entry as Go would write it again, byte for byte. Slower; the session
-            library's stores read this way, the exporters do not.
+            ``Native.data_json``, ``UnknownEntry.data_json``) and read a name given twice in
+            one object as Go does (``sessiontools._gomerge``; a plain read keeps the last),
+            so that ``encode_entry`` writes each entry as Go would write it again, byte for
+            byte. Slower; the session library's stores read this way, the exporters do not.
 
     Attributes (complete once iteration has ended):
         name: the log's name in messages.
@@ -273,10 +275,13 @@ class LogReader:
             if obj.__class__ is dict and "seq" in obj and "type" in obj:
                 current = line_no
                 try:
-                    entry = decode_entry(obj, line_no, on_unknown)
+                    if exact:  # a repeated name as Go reads it, and the raw values' text
+                        entry = decode_exact(obj, raw, line_no, on_unknown)
+                    else:
+                        entry = decode_entry(obj, line_no, on_unknown)
                 except BadEntry as e:
                     raise EntryError(name, line_no, start, str(e)) from None
-                yield attach_raw(entry, raw) if exact else entry
+                yield entry
             else:
                 loose = (line_no, start, obj)
             if offset == stop:
