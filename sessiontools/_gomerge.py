@@ -25,7 +25,7 @@ in case goes to that field in Go and is an unknown name here (README, "Known lim
 
 Element by element into the storage means Go 1.19's capacities: a third array after a
 shorter second one finds the first one's elements past the second's length (issue
-golang/go#21092, open; newer Go versions grow slices otherwise, and may differ there).
+golang/go#21092, open; a newer Go may grow the storage by other steps, and differ there).
 
 ``decode_exact`` is the exact reader's way from a parsed line to an ``Entry``. A line Go
 wrote gives no name twice; counting the quotes that begin and end the line's strings against

@@ -86,8 +86,8 @@ _Pending: TypeAlias = tuple[tuple[int, int, int, str] | None, tuple[int, int, An
 
 def _problem(body: bytes, error: orjson.JSONDecodeError, go_error: ValueError) -> str:
     """What is wrong with a line that is not JSON, in a few words."""
-    if isinstance(go_error, TooDeepError):  # orjson's own limit is lower: say Go's
-        return f"{go_error} of the line"
+    if isinstance(go_error, TooDeepError) or "depth" in error.msg:
+        return f"{go_error} of the line"  # orjson's depth limit is not Go's: say what is
     try:
         orjson.loads(body)  # again without the line's end, for the column
     except orjson.JSONDecodeError as e:

@@ -568,6 +568,10 @@ def test_a_line_deeper_than_go_reads_is_an_error_not_a_traceback() -> None:
     assert result.exit_code == 1
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
     assert "10,000 levels" in result.stderr
+    # Deeper than orjson reads but within Go's limit, and broken: where it is broken.
+    broken = _deep_line(2_000)[:-1] + b"x}"
+    with pytest.raises(DamagedLogError, match=r"not complete JSON \(not JSON at byte \d+ of"):
+        _read_one(broken + b"\n" + line)
 
 
 def test_an_unknown_entry_without_a_payload_is_written_without_one() -> None:
