@@ -377,17 +377,22 @@ def decode_exact(obj: dict[str, Any], line: bytes, line_no: int, on_unknown: Any
     Raises:
         BadEntry: the line is not a usable entry.
     """
+    refused: BadEntry | None = None
     try:
         entry: Entry | None = decode_entry(obj, line_no, on_unknown)
-    except BadEntry:  # perhaps only as the last of repeated names: see how Go reads it
-        entry = None
+    except BadEntry as e:  # perhaps only as the last of repeated names: see how Go reads it
+        entry, refused = None, e
     if entry is not None:
         raw = find_raw(entry, line)
         if not repeats_a_name(obj, line, raw):
             return with_raw(entry, raw)
     try:
         merged, spans = merge_entry(line)
+        entry = decode_entry(merged, line_no, on_unknown)
+    except BadEntry:
+        if refused is not None:  # refused either way: in the decoders' words, as plain reads
+            raise refused from None
+        raise
     except ValueError as e:  # not expected: orjson or go_loads read the line
         raise BadEntry(f"the line cannot be read member by member ({e})") from None
-    entry = decode_entry(merged, line_no, on_unknown)
     return with_raw(entry, find_raw(entry, line, spans))
