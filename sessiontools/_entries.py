@@ -55,6 +55,33 @@ __all__ = [
 JSONValue: TypeAlias = Any
 
 
+def _same_value(a: JSONValue, b: JSONValue) -> bool:
+    """``a == b`` for parsed JSON values, also for values nested deeper than Python's
+    recursion limit (Go reads 10,000 levels), which ``==`` refuses with ``RecursionError``."""
+    try:
+        return bool(a == b)
+    except RecursionError:
+        pass
+    pending = [(a, b)]
+    while pending:
+        x, y = pending.pop()
+        if x is y:
+            continue
+        if isinstance(x, dict) and isinstance(y, dict):
+            if x.keys() != y.keys():
+                return False
+            pending.extend((x[k], y[k]) for k in x)
+        elif (isinstance(x, list) and isinstance(y, list)) or (
+            isinstance(x, tuple) and isinstance(y, tuple)
+        ):
+            if len(x) != len(y):
+                return False
+            pending.extend(zip(x, y, strict=True))
+        elif x != y:
+            return False
+    return True
+
+
 class _Nil(tuple):  # type: ignore[type-arg]
     """Go's nil slice: empty, equal to ``()``, but written as ``null`` where Go writes
     ``null`` (a slice field that is not ``omitempty``)."""
@@ -138,6 +165,14 @@ class ToolCall:
     input: JSONValue
     input_json: bytes | None = field(default=None, compare=False, repr=False)
 
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not ToolCall:
+            return NotImplemented
+        assert isinstance(other, ToolCall)
+        return (
+            self.id == other.id and self.name == other.name and _same_value(self.input, other.input)
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class ToolResult:
@@ -172,6 +207,16 @@ class Native:
     model: str
     data: JSONValue
     data_json: bytes | None = field(default=None, compare=False, repr=False)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not Native:
+            return NotImplemented
+        assert isinstance(other, Native)
+        return (
+            self.provider == other.provider
+            and self.model == other.model
+            and _same_value(self.data, other.data)
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -361,6 +406,12 @@ class UnknownEntry:
     data: JSONValue
     data_json: bytes | None = field(default=None, compare=False, repr=False)
 
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not UnknownEntry:
+            return NotImplemented
+        assert isinstance(other, UnknownEntry)
+        return self.type == other.type and _same_value(self.data, other.data)
+
 
 Payload: TypeAlias = (
     RunStartedEntry
@@ -508,10 +559,14 @@ def _labels(d: dict[str, Any], key: str, ctx: str) -> tuple[str, ...]:
     if v is None:
         return NIL
     if v.__class__ is list:
+        nulls = False
         for label in v:
             if label.__class__ is not str:
-                raise BadEntry(f"{ctx}.{key} holds {_kind(label)}, not only strings")
-        return tuple(v)
+                if label is not None:
+                    raise BadEntry(f"{ctx}.{key} holds {_kind(label)}, not only strings")
+                nulls = True
+        # Go reads null into a zero string: ""
+        return tuple("" if label is None else label for label in v) if nulls else tuple(v)
     raise BadEntry(f"{ctx}.{key} is {_kind(v)}, not an array of strings")
 
 
@@ -542,6 +597,8 @@ def _usage(d: dict[str, Any] | None, ctx: str) -> Usage:
 
 
 def _part(d: object, ctx: str) -> Part:
+    if d is None:  # Go reads null into a zero Part
+        d = {}
     if d.__class__ is not dict:
         raise BadEntry(f"{ctx} is {_kind(d)}, not an object")
     assert isinstance(d, dict)
@@ -603,6 +660,8 @@ def _model_error(d: dict[str, Any] | None, ctx: str) -> ModelError:
 def _model_usages(d: dict[str, Any], ctx: str) -> tuple[ModelUsage, ...]:
     out = []
     for u in _list(d, "usage", ctx):
+        if u is None:  # Go reads null into a zero value
+            u = {}
         if u.__class__ is not dict:
             raise BadEntry(f"{ctx}.usage holds {_kind(u)}, not objects")
         c = ctx + ".usage"
@@ -615,6 +674,8 @@ def _display(d: dict[str, Any] | None, ctx: str) -> Display | None:
         return None
     sources = []
     for s in _list(d, "sources", ctx):
+        if s is None:  # Go reads null into a zero value
+            s = {}
         if s.__class__ is not dict:
             raise BadEntry(f"{ctx}.sources holds {_kind(s)}, not objects")
         sources.append(Source(_str(s, "title", ctx), _str(s, "ref", ctx)))
@@ -686,6 +747,8 @@ def decode_outcome(d: dict[str, Any], ctx: str = "run_ended") -> Outcome:
     """
     refused = []
     for r in _list(d, "refused", ctx):
+        if r is None:  # Go reads null into a zero value
+            r = {}
         if r.__class__ is not dict:
             raise BadEntry(f"{ctx}.refused holds {_kind(r)}, not objects")
         c = ctx + ".refused"
@@ -712,9 +775,10 @@ def _pins(d: dict[str, Any]) -> PinsEntry:
     if pins is None:
         return PinsEntry(NIL_MAP)
     for k, v in pins.items():
-        if v.__class__ is not str:
+        if v.__class__ is not str and v is not None:
             raise BadEntry(f"pins.pins[{k!r}] is {_kind(v)}, not a string")
-    return PinsEntry(MappingProxyType(dict(pins)))
+    # Go reads null into a zero string: ""
+    return PinsEntry(MappingProxyType({k: "" if v is None else v for k, v in pins.items()}))
 
 
 # Fast paths for the frequent entries: read every field inline and check all types at once.

@@ -28,6 +28,7 @@ the entry it read (``json.Unmarshal`` then ``json.Marshal``), byte for byte:
   (``input_json``, ``data_json``), compacted and escaped as Go writes a ``json.RawMessage``; a
   kept text must read back as the value beside it, else ``ValueError`` (a value changed with
   ``dataclasses.replace`` and its text left behind);
+- a name given twice in one object read as Go reads it: merged (``sessiontools._gomerge``);
 - Go's nil slices and maps (``NIL``, ``NIL_MAP``) as ``null``, empty ones as ``[]`` and ``{}``;
 - every time with the UTC offset it was read with;
 - unknown fields dropped, as Go drops them. An entry of an unknown type keeps its payload
@@ -82,6 +83,7 @@ class RawJSON(bytes):
 
 
 _ESCAPE = re.compile(r'["\\\x00-\x1f<>&\u2028\u2029\ud800-\udfff]')
+_SURROGATES = str.maketrans({c: "\ufffd" for c in range(0xD800, 0xE000)})
 _SHORT = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
 
 
@@ -136,44 +138,61 @@ def _float(f: float) -> str:
     return text
 
 
+_END: Any = object()
+
+
 def _value(v: Any, out: list[str]) -> None:
-    if v is None:
-        out.append("null")
-    elif isinstance(v, RawJSON):
-        if v.find(b"\n") >= 0:
-            raise ValueError("a RawJSON value holds a line break, which would end the log line")
-        out.append(v.decode("utf-8", "surrogateescape"))
-    elif isinstance(v, str):
-        out.append(_string(v))
-    elif v is True:
-        out.append("true")
-    elif v is False:
-        out.append("false")
-    elif isinstance(v, int):
-        out.append(str(v))
-    elif isinstance(v, float):
-        out.append(_float(v))
-    elif isinstance(v, Mapping):
-        # A parsed JSON object keeps its order, as Go's RawMessage keeps its bytes.
-        out.append("{")
-        first = True
-        for k, item in v.items():
-            if not first:
+    """Append ``v`` (parsed JSON, ``RawJSON`` inside it allowed) as Go writes it; without
+    recursion, so that a value as deep as Go reads (10,000 levels) is written too."""
+    # One frame per open container: [its items or members, whether it is a mapping, first].
+    stack: list[list[Any]] = []
+    while True:
+        if v is None:
+            out.append("null")
+        elif isinstance(v, RawJSON):
+            if v.find(b"\n") >= 0:
+                raise ValueError("a RawJSON value holds a line break, which would end the log line")
+            out.append(v.decode("utf-8", "surrogateescape"))
+        elif isinstance(v, str):
+            out.append(_string(v))
+        elif v is True:
+            out.append("true")
+        elif v is False:
+            out.append("false")
+        elif isinstance(v, int):
+            out.append(str(v))
+        elif isinstance(v, float):
+            out.append(_float(v))
+        elif isinstance(v, Mapping):
+            # A parsed JSON object keeps its order, as Go's RawMessage keeps its bytes.
+            out.append("{")
+            stack.append([iter(v.items()), True, True])
+        elif isinstance(v, list | tuple):
+            out.append("[")
+            stack.append([iter(v), False, True])
+        else:
+            raise TypeError(f"cannot write {type(v).__name__} as JSON")
+        # The next value to write: the next item of the innermost open container.
+        while stack:
+            frame = stack[-1]
+            item: Any = next(frame[0], _END)
+            if item is _END:
+                out.append("}" if frame[1] else "]")
+                stack.pop()
+                continue
+            if frame[2]:
+                frame[2] = False
+            else:
                 out.append(",")
-            first = False
-            out.append(_string(k))
-            out.append(":")
-            _value(item, out)
-        out.append("}")
-    elif isinstance(v, list | tuple):
-        out.append("[")
-        for i, item in enumerate(v):
-            if i:
-                out.append(",")
-            _value(item, out)
-        out.append("]")
-    else:
-        raise TypeError(f"cannot write {type(v).__name__} as JSON")
+            if frame[1]:
+                key, v = item
+                out.append(_string(key))
+                out.append(":")
+            else:
+                v = item
+            break
+        else:
+            return
 
 
 def _same_json(a: Any, b: Any) -> bool:
@@ -183,18 +202,28 @@ def _same_json(a: Any, b: Any) -> bool:
         return orjson.dumps(a, option=orjson.OPT_SORT_KEYS) == orjson.dumps(
             b, option=orjson.OPT_SORT_KEYS
         )
-    except (orjson.JSONEncodeError, TypeError):
+    except (orjson.JSONEncodeError, TypeError):  # a lone surrogate, a big integer, deep
         return _same_values(a, b)
 
 
 def _same_values(a: Any, b: Any) -> bool:
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(_same_values(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(_same_values(x, y) for x, y in zip(a, b, strict=True))
-    return bool(a == b)
+    """``_same_json`` without orjson, and without recursion (any depth)."""
+    pending = [(a, b)]
+    while pending:
+        x, y = pending.pop()
+        if type(x) is not type(y):
+            return False
+        if isinstance(x, dict):
+            if x.keys() != y.keys():
+                return False
+            pending.extend((x[k], y[k]) for k in x)
+        elif isinstance(x, list):
+            if len(x) != len(y):
+                return False
+            pending.extend(zip(x, y, strict=True))
+        elif x != y:
+            return False
+    return True
 
 
 def dumps(value: Any) -> bytes:
@@ -336,6 +365,26 @@ def _source(s: Source, out: list[str]) -> None:
     o.end()
 
 
+def _string_map(m: Mapping[str, str], out: list[str]) -> None:
+    """A ``map[string]string`` as Go writes it: each key escaped exactly as a string is, in
+    the order of the keys' bytes (a lone surrogate, written as U+FFFD, sorts as U+FFFD)."""
+    keys = {k.translate(_SURROGATES): k for k in m}
+    if len(keys) != len(m):
+        raise ValueError(
+            "two keys of one map are the same once written (a lone surrogate is written as "
+            "U+FFFD, like that character itself)"
+        )
+    out.append("{")
+    for i, key in enumerate(sorted(keys)):  # code point order is UTF-8's byte order
+        if i:
+            out.append(",")
+        original = keys[key]
+        out.append(_string(original))
+        out.append(":")
+        out.append(_string(m[original]))
+    out.append("}")
+
+
 def _model_usage(mu: ModelUsage, out: list[str]) -> None:
     o = _Obj(out)
     o.string("model", mu.model)
@@ -417,10 +466,7 @@ def _payload(p: object, out: list[str]) -> None:
             pins.append("null")
             o.end()
             return
-        po = _Obj(pins)
-        for tool in sorted(p.pins):
-            po.string(tool, p.pins[tool])
-        po.end()
+        _string_map(p.pins, pins)
     else:
         raise TypeError(f"not an entry payload: {type(p).__name__}")
     o.end()

@@ -8,7 +8,8 @@ UTF-8 and escaped lone surrogates inside pass through both ways. So writing an e
 gives the same bytes only if the raw text is kept, not a parsed value: ``1.0``, ``\\u00e9``,
 ``\\/``, a name given twice and an invalid byte would all come back differently.
 
-- ``go_loads`` parses a line the way Go does when ``orjson`` refuses it (reading.md, "Bytes").
+- ``go_loads`` parses a line the way Go does when ``orjson`` refuses it (reading.md, "Bytes"),
+  as deep as Go reads (10,000 levels: ``parse_json``, which needs no recursion).
 - ``loads`` parses JSON text, with ``go_loads`` as the fallback.
 - ``go_compact`` is Go's compaction with HTML-safe escaping.
 - ``raw_spans`` finds where chosen values of a line are, without parsing it twice.
@@ -22,7 +23,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, cast
+from typing import Any, TypeAlias, cast
 
 import orjson
 
@@ -57,32 +58,173 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+#: How deep Go's decoder reads: ``maxNestingDepth`` in ``encoding/json/scanner.go``; one
+#: more level is its error "exceeded max depth". The entry's own object is level 1.
+MAX_DEPTH = 10_000
+
+
+class TooDeepError(ValueError):
+    """JSON text nested deeper than Go's decoder reads (``MAX_DEPTH`` levels)."""
+
+
 def go_loads(body: bytes) -> Any:
     """Parse JSON text as Go's ``encoding/json`` does when ``orjson`` refuses it: an invalid
-    byte or an escaped lone surrogate becomes U+FFFD, the last of repeated names wins.
+    byte or an escaped lone surrogate becomes U+FFFD, the last of repeated names wins, and
+    it may nest as deep as Go reads (``MAX_DEPTH`` levels).
 
     Raises:
-        ValueError: the text is not one complete JSON value, or it nests deeper than Python's
-            recursion limit (about 1,000 levels; Go reads up to 10,000).
+        ValueError: the text is not one complete JSON value.
+        TooDeepError: (a ``ValueError``) it nests deeper than ``MAX_DEPTH`` levels.
     """
     text = body.decode("utf-8", "sessiontools.go-replace")
     try:
-        value = json.loads(text, parse_constant=_reject_constant)
-        return _no_surrogates(value)
-    except RecursionError:
-        raise ValueError("nested too deeply to read (over about 1,000 levels)") from None
+        return _no_surrogates(json.loads(text, parse_constant=_reject_constant))
+    except RecursionError:  # deeper than Python's recursion limit: read without recursion
+        return parse_json(body)
 
 
 def loads(raw: bytes) -> Any:
     """Parse JSON text with ``orjson``, or ``go_loads`` for what ``orjson`` refuses.
 
     Raises:
-        ValueError: the text is not one complete JSON value.
+        ValueError: the text is not one complete JSON value (``TooDeepError`` when it nests
+            deeper than Go reads).
     """
     try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError:
         return go_loads(raw)
+
+
+# Reading JSON without recursion, as deep as Go reads. Slower than orjson and json (a Python
+# loop per token): only for what they cannot read, and to see every repeated name.
+
+_TOKENS = re.compile(
+    rb"[ \t\n\r]*+(?:"
+    rb'("(?:[^"\\\x00-\x1f]++|\\.)*+")'  # 1: a string (its escapes checked when decoded)
+    rb"|([{\[])"  # 2: an object or array begins
+    rb"|([}\]])"  # 3: ... ends
+    rb"|(,)"  # 4
+    rb"|(:)"  # 5
+    rb"|(-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?(?:[eE][+-]?[0-9]++)?)"  # 6: a number
+    rb"|(true|false|null)"  # 7
+    rb")"
+)
+_TRAILING_SPACE = re.compile(rb"[ \t\n\r]*+")
+_LITERALS = {b"true": True, b"false": False, b"null": None}
+# What the parser expects next.
+_VALUE, _VALUE_OR_CLOSE, _KEY, _KEY_OR_CLOSE, _COLON, _COMMA_OR_CLOSE = range(6)
+
+
+class Pairs(list):  # type: ignore[type-arg]
+    """An object as ``parse_json(..., pairs=True)`` gives it: its members in order, every
+    one kept (a repeated name too), as ``(name, value, start, end)``, where ``start`` and
+    ``end`` are the byte offsets of the value's text."""
+
+    __slots__ = ()
+
+
+def _string_value(token: bytes) -> str:
+    """A JSON string token's text, as Go reads it (invalid UTF-8 and lone surrogates become
+    U+FFFD).
+
+    Raises:
+        ValueError: an escape JSON does not have.
+    """
+    if b"\\" not in token:
+        try:
+            return token[1:-1].decode("utf-8")
+        except UnicodeDecodeError:
+            return token[1:-1].decode("utf-8", "sessiontools.go-replace")
+    value = json.loads(token.decode("utf-8", "sessiontools.go-replace"))
+    assert isinstance(value, str)
+    return value.translate(_SURROGATES)
+
+
+def parse_json(body: bytes, *, pairs: bool = False) -> Any:
+    """Parse one JSON value as Go's decoder reads it, without recursion: up to
+    ``MAX_DEPTH`` levels deep; invalid UTF-8 and escaped lone surrogates become U+FFFD.
+    Objects are ``dict`` (the last of repeated names wins), or with ``pairs=True``,
+    ``Pairs`` (every member, with where its value is in ``body``).
+
+    Raises:
+        ValueError: ``body`` is not one complete JSON value.
+        TooDeepError: it nests deeper than ``MAX_DEPTH`` levels.
+    """
+    match = _TOKENS.match
+    pos = 0
+    # One frame per open container: [container, is_object, start, name of the member read].
+    stack: list[list[Any]] = []
+    expect = _VALUE
+    while True:
+        m = match(body, pos)
+        if m is None:
+            raise ValueError(f"not JSON at byte {_skip_space(body, pos)}")
+        kind = m.lastindex
+        start = m.start(kind)  # type: ignore[arg-type]
+        pos = m.end()
+        if expect == _COMMA_OR_CLOSE:
+            frame = stack[-1]
+            if kind == 4:
+                expect = _KEY if frame[1] else _VALUE
+                continue
+            if kind != 3 or (body[start] == 0x7D) != frame[1]:  # "}" closes an object
+                raise ValueError(f"not JSON at byte {start}")
+        elif expect in (_KEY, _KEY_OR_CLOSE):
+            if kind == 1:
+                stack[-1][3] = _string_value(m.group(1))
+                expect = _COLON
+                continue
+            if kind != 3 or expect == _KEY or body[start] != 0x7D:
+                raise ValueError(f"not JSON at byte {start}")
+        elif expect == _COLON:
+            if kind != 5:
+                raise ValueError(f"not JSON at byte {start}")
+            expect = _VALUE
+            continue
+        elif kind == 2:  # a value: an object or array begins
+            is_object = body[start] == 0x7B
+            if len(stack) >= MAX_DEPTH:
+                raise TooDeepError(
+                    f"nested deeper than Go's limit of {MAX_DEPTH:,} levels at byte {start}"
+                )
+            container: Any = (Pairs() if pairs else {}) if is_object else []
+            stack.append([container, is_object, start, None])
+            expect = _KEY_OR_CLOSE if is_object else _VALUE_OR_CLOSE
+            continue
+        elif kind == 3 and expect == _VALUE_OR_CLOSE and body[start] == 0x5D:
+            pass  # an empty array ends
+        elif kind == 1:
+            value: Any = _string_value(m.group(1))
+        elif kind == 6:
+            number = m.group(6)
+            is_float = b"." in number or b"e" in number or b"E" in number
+            value = float(number) if is_float else int(number)
+        elif kind == 7:
+            value = _LITERALS[m.group(7)]
+        else:
+            raise ValueError(f"not JSON at byte {start}")
+        if kind == 3:  # the container on top ends: it is the value
+            frame = stack.pop()
+            value, start = frame[0], frame[2]
+        # A value is complete, from start to pos: put it where it belongs.
+        if not stack:
+            end = _TRAILING_SPACE.match(body, pos).end()  # type: ignore[union-attr]
+            if end != len(body):
+                raise ValueError(f"not JSON at byte {end}: more after the value")
+            return value
+        frame = stack[-1]
+        if not frame[1]:
+            frame[0].append(value)
+        elif pairs:
+            frame[0].append((frame[3], value, start, pos))
+        else:
+            frame[0][frame[3]] = value
+        expect = _COMMA_OR_CLOSE
+
+
+def _skip_space(body: bytes, pos: int) -> int:
+    return _TRAILING_SPACE.match(body, pos).end()  # type: ignore[union-attr]
 
 
 _STRING = rb'"(?:[^"\\]++|\\.)*+"'
@@ -220,9 +362,15 @@ def go_text(value: Any) -> bytes | None:
         return None
 
 
-def _found_in_place(
-    message: Message, line: bytes
-) -> tuple[list[bytes | None], bytes | None] | None:
+#: Where each raw value of an entry is in its line, by path (as ``raw_spans`` gives it): its
+#: start and end, and its text as Go writes it.
+RawTexts: TypeAlias = dict[Path, tuple[int, int, bytes]]
+
+_INPUT = ("message", "message", "parts")  # + (i, "tool_call", "input")
+_DATA = ("message", "message", "native", "data")
+
+
+def _found_in_place(message: Message, line: bytes) -> RawTexts | None:
     """The raw text of each tool call's input and of the native data, found where a line Go
     wrote has them: each right after its own ``"tool_call":{"id":…,"name":…,"input":`` or
     ``"native":{"provider":…,"model":…,"data":`` and right before the ``}`` that closes it,
@@ -239,40 +387,42 @@ def _found_in_place(
     if line.count(b'"tool_call":') != calls or line.count(b'"native":') > 1:
         return None  # a repeated name, or the prefix inside another value: scan
     cursor = line.find(b'"parts":[')
-    inputs: list[bytes | None] = []
-    for part in message.parts:
+    found: RawTexts = {}
+    for i, part in enumerate(message.parts):
         call = part.tool_call
         if call is None:
-            inputs.append(None)
             continue
-        found = _value_after(
+        at = _value_after(
             line,
             cursor,
             (b'"tool_call":{"id":', call.id, b',"name":', call.name, b',"input":'),
             call.input,
         )
-        if found is None:
+        if at is None:
             return None
-        text, cursor = found
-        inputs.append(text)
+        found[(*_INPUT, i, "tool_call", "input")] = at
+        cursor = at[1]
     native = message.native
-    if native is None:
-        return inputs, None
-    found = _value_after(
-        line,
-        cursor,
-        (b'"native":{"provider":', native.provider, b',"model":', native.model, b',"data":'),
-        native.data,
-    )
-    return None if found is None else (inputs, found[0])
+    if native is not None:
+        at = _value_after(
+            line,
+            cursor,
+            (b'"native":{"provider":', native.provider, b',"model":', native.model, b',"data":'),
+            native.data,
+        )
+        if at is None:
+            return None
+        found[_DATA] = at
+    return found
 
 
 def _value_after(
     line: bytes, cursor: int, prefix: tuple[bytes | str, ...], value: Any
-) -> tuple[bytes, int] | None:
-    """``value``'s text and where it ends, when ``line`` has it, from ``cursor`` on, right after
-    ``prefix`` (bytes as they are, strings as Go writes them) and right before a ``}`` (the end
-    of the object it is the last member of: "42.5" is not "42.50")."""
+) -> tuple[int, int, bytes] | None:
+    """Where ``value``'s text is in ``line``, and the text, when ``line`` has it, from
+    ``cursor`` on, right after ``prefix`` (bytes as they are, strings as Go writes them) and
+    right before a ``}`` (the end of the object it is the last member of: "42.5" is not
+    "42.50")."""
     pieces = [p if isinstance(p, bytes) else go_text(p) for p in prefix]
     text = go_text(value)
     if cursor < 0 or text is None or any(p is None for p in pieces):
@@ -283,49 +433,78 @@ def _value_after(
     end = start + len(text)
     if at < 0 or not line.startswith(text, start) or line[end : end + 1] != b"}":
         return None
-    return text, end
+    return start, end, text
 
 
-def attach_raw(entry: Entry, line: bytes) -> Entry:
-    """``entry``, read from ``line``, with the exact text of its raw JSON values: each tool
-    call's ``input_json``, the ``native``'s ``data_json`` (compacted as Go writes them) and an
-    unknown entry's ``data_json`` (kept as it was)."""
+def find_raw(
+    entry: Entry, line: bytes, spans: dict[Path, tuple[int, int]] | None = None
+) -> RawTexts:
+    """The raw JSON values of ``entry``, read from ``line``: where each is and its text as Go
+    writes it (a tool call's input and the native data compacted, an unknown entry's payload
+    as it was). ``spans``, when given, says where each is, instead of looking for them."""
     payload = entry.payload
     if isinstance(payload, MessageEntry):
         message = payload.message
         if message.native is None and not any(p.tool_call is not None for p in message.parts):
-            return entry
-        found = _found_in_place(message, line)
-        if found is not None:
-            inputs, data = found
-        else:
+            return {}
+        if spans is None:
+            found = _found_in_place(message, line)
+            if found is not None:
+                return found
             spans = raw_spans(line, lambda p: p[:2] == ("message", "message") and _message_raw(p))
-            inputs = []
-            for i in range(len(message.parts)):
-                span = spans.get(("message", "message", "parts", i, "tool_call", "input"))
-                inputs.append(None if span is None else go_compact(line[span[0] : span[1]]))
-            span = spans.get(("message", "message", "native", "data"))
-            data = None if span is None else go_compact(line[span[0] : span[1]])
-        parts = list(message.parts)
+        return {
+            path: (start, end, go_compact(line[start:end]))
+            for path, (start, end) in spans.items()
+            if _message_raw(path) and path[:2] == ("message", "message")
+        }
+    if isinstance(payload, UnknownEntry):
+        etype = entry.type
+        if spans is None:
+            spans = raw_spans(line, lambda p: p == (etype,))
+        span = spans.get((etype,))
+        return {} if span is None else {(etype,): (span[0], span[1], line[span[0] : span[1]])}
+    return {}
+
+
+def with_raw(entry: Entry, raw: RawTexts) -> Entry:
+    """``entry`` with the text of its raw JSON values (``find_raw``) kept: each tool call's
+    ``input_json``, the native's and an unknown entry's ``data_json``."""
+    if not raw:
+        return entry
+    payload = entry.payload
+    if isinstance(payload, MessageEntry):
+        message = payload.message
+        new_parts = list(message.parts)
         changed = False
-        for i, part in enumerate(parts):
+        for i, part in enumerate(new_parts):
             call = part.tool_call
-            if call is not None and inputs[i] is not None:
-                parts[i] = replace(part, tool_call=replace(call, input_json=inputs[i]))
+            found = raw.get((*_INPUT, i, "tool_call", "input"))
+            if call is not None and found is not None:
+                new_parts[i] = replace(part, tool_call=replace(call, input_json=found[2]))
                 changed = True
+        # Parts are rebuilt only when one changed: NIL (Go's nil slice, "null") stays NIL.
+        parts = tuple(new_parts) if changed else message.parts
         native = message.native
-        if native is not None and data is not None:
-            native = replace(native, data_json=data)
+        found = raw.get(_DATA)
+        if native is not None and found is not None:
+            native = replace(native, data_json=found[2])
             changed = True
         if not changed:
             return entry
-        new_message = Message(message.role, tuple(parts), native)
+        new_message = Message(message.role, parts, native)
         return replace(entry, payload=replace(payload, message=new_message))
     if isinstance(payload, UnknownEntry):
-        etype = entry.type
-        spans = raw_spans(line, lambda p: p == (etype,))
-        span = spans.get((etype,))
-        if span is None:
-            return entry
-        return replace(entry, payload=replace(payload, data_json=line[span[0] : span[1]]))
+        found = raw.get((entry.type,))
+        if found is not None:
+            return replace(entry, payload=replace(payload, data_json=found[2]))
     return entry
+
+
+def attach_raw(
+    entry: Entry, line: bytes, spans: dict[Path, tuple[int, int]] | None = None
+) -> Entry:
+    """``entry``, read from ``line``, with the exact text of its raw JSON values: each tool
+    call's ``input_json``, the ``native``'s ``data_json`` (compacted as Go writes them) and an
+    unknown entry's ``data_json`` (kept as it was). ``spans``, when given, says where each
+    is (by path, as ``raw_spans`` gives it), instead of looking for them."""
+    return with_raw(entry, find_raw(entry, line, spans))

@@ -57,9 +57,10 @@ from ._errors import (
     TornTailWarning,
     UnknownEntryWarning,
 )
+from ._gomerge import decode_exact
 from ._limits import HINT as _LIMIT_HINT
 from ._limits import ExportLimits
-from ._rawjson import attach_raw, go_loads
+from ._rawjson import TooDeepError, go_loads
 
 __all__ = [
     "MAX_LINE_BYTES",
@@ -168,6 +169,8 @@ def _problem(body: bytes, error: orjson.JSONDecodeError, fallback: ValueError) -
     if binary is not None:
         at = binary.start()
         return f"binary data, not JSON (byte 0x{body[at]:02x} at byte {at + 1} of the line)"
+    if isinstance(fallback, TooDeepError) or "depth" in error.msg:
+        return f"not complete JSON ({fallback} of the line)"  # orjson's depth limit is not Go's
     try:
         orjson.loads(body)  # again without the line's end, for the column
     except orjson.JSONDecodeError as e:
@@ -249,10 +252,11 @@ class LogReader:
         name: what to call the log in messages; default the path, or the file's name. Each
             byte of it that is not UTF-8 is shown as U+FFFD (``shown_name``).
         exact: keep the text of raw JSON values (``ToolCall.input_json``,
-            ``Native.data_json``, ``UnknownEntry.data_json``) so that ``encode_entry`` writes
-            each entry as Go would write it again, byte for byte. Slower; the session
-            library's stores read this way, the exporters do not. An exact read also keeps
-            an entry that repeats the one before it (see below).
+            ``Native.data_json``, ``UnknownEntry.data_json``) and read a name given twice in
+            one object as Go does (``sessiontools._gomerge``; a plain read keeps the last),
+            so that ``encode_entry`` writes each entry as Go would write it again, byte for
+            byte. Slower; the session library's stores read this way, the exporters do not.
+            An exact read also keeps an entry that repeats the one before it (see below).
         export: also refuse, as an ``EntryError`` naming the line, what an export cannot
             hold although agentloop reads it (``sessiontools._limits``): a negative token
             count, a time before 1970-01-01 or after 2262-04-11T23:47:16.854775807Z, a
@@ -517,7 +521,10 @@ class LogReader:
             if obj.__class__ is dict and "seq" in obj and "type" in obj:
                 current = line_no
                 try:
-                    entry = decode_entry(obj, line_no, on_unknown)
+                    if exact:  # a repeated name as Go reads it, and the raw values' text
+                        entry = decode_exact(obj, raw, line_no, on_unknown)
+                    else:
+                        entry = decode_entry(obj, line_no, on_unknown)
                 except BadEntry as e:
                     raise EntryError(name, line_no, start, str(e)) from None
                 if limits is not None:
@@ -527,7 +534,7 @@ class LogReader:
                 if not exact:
                     prev = self._prev = (raw, line_no, entry.seq)
                     head = raw[:24]
-                yield attach_raw(entry, raw) if exact else entry
+                yield entry
             else:
                 loose = (line_no, start, obj)
             if offset == stop or last:

@@ -16,10 +16,11 @@ to disk before it returns. It adds what a second program writing the same files 
   while another process holds the writer lock and reads up to the last complete line
   (reading.md, "Lines").
 - **A writer changes the file only by appending**, with one exception: when it first opens an
-  existing file whose last line is torn (not complete JSON, exactly the line ``load``
-  ignores: a write cut short by a crash), it cuts that line away, so the next entry does not
+  existing file whose last line is torn (it lacks its ``\\n`` and is not complete JSON as Go
+  reads it: a write cut short by a crash), it cuts that line away, so the next entry does not
   glue onto it. When the last line is complete JSON but lacks its ``\\n``, the ``\\n`` is
-  written before the next entry.
+  written before the next entry. A last line that ends with its ``\\n`` is complete, whatever
+  it holds, and never cut.
 - **A failed append leaves the file as it was**: a write or sync that fails partway is undone
   by truncating the file back to its length before the append.
 """
@@ -76,17 +77,21 @@ def _pread_exact(fd: int, size: int, offset: int) -> bytes:
     return b"".join(parts)
 
 
-def _last_line(fd: int, size: int) -> tuple[int, bytes] | None:
-    """The last non-blank line of the file's first ``size`` bytes: its start offset and its
-    bytes up to its last non-whitespace byte; ``None`` when every line is blank.
+def _last_line(fd: int, size: int) -> tuple[int, bytes, bool] | None:
+    """The last non-blank line of the file's first ``size`` bytes: its start offset, its bytes
+    up to its last non-whitespace byte, and whether a ``\\n`` follows it (it is then complete,
+    whatever it holds); ``None`` when every line is blank.
 
     Reads backwards in blocks, so only the last line is held, however long the file.
     """
     end = -1
     pos = size
+    terminated = False
     while pos > 0:  # skip the trailing whitespace
         n = min(_CHUNK, pos)
-        kept = _pread_exact(fd, n, pos - n).rstrip(_WHITESPACE)
+        block = _pread_exact(fd, n, pos - n)
+        kept = block.rstrip(_WHITESPACE)
+        terminated = terminated or b"\n" in block[len(kept) :]
         if kept:
             end = pos - n + len(kept)
             break
@@ -107,7 +112,7 @@ def _last_line(fd: int, size: int) -> tuple[int, bytes] | None:
         parts.append(block)
         pos -= n
     parts.reverse()
-    return start, b"".join(parts)
+    return start, b"".join(parts), terminated
 
 
 _TORN = object()
@@ -115,8 +120,8 @@ _TORN = object()
 
 def _json_or_torn(line: bytes) -> Any:
     """The value of ``line`` as ``LogReader`` reads it (orjson, else Go's way: invalid UTF-8
-    and escaped lone surrogates accepted; reading.md, "Bytes"), or ``_TORN`` when it is not
-    complete JSON: what a write cut short leaves."""
+    and escaped lone surrogates accepted, up to 10,000 levels deep; reading.md, "Bytes"), or
+    ``_TORN`` when it is not complete JSON."""
     try:
         return loads(line)
     except ValueError:
@@ -152,8 +157,10 @@ class FileStore:
             store.append(entry)
 
     Besides appending, a writer makes one change, once, when it first opens an existing file:
-    a torn last line (not complete JSON, which ``load`` ignores) is cut away; and a last line
-    that is complete JSON but lacks its ``\\n`` gets it before the next entry.
+    a torn last line (without its ``\\n``, and not complete JSON as Go reads it: 10,000
+    levels deep, invalid UTF-8 included) is cut away; and a last line that is complete JSON
+    but lacks its ``\\n`` gets it before the next entry. A last line that ends with its
+    ``\\n`` is never cut, whatever it holds: the ``\\n`` is the last byte an append writes.
     It refuses a file whose last line is a transcript's closing outcome line. It does not read
     the rest of the file: a log damaged further up is appended to like any other. Open a
     session to write to with ``open_session(store)`` or ``SessionBuilder.resume(store)``,
@@ -387,14 +394,20 @@ class FileStore:
             raise StoreError(f"{self.path}: cannot create the session file: {_reason(e)}") from e
 
     def _repair(self, fd: int) -> None:
-        """Cut a torn last line away; note whether the last line lacks its ``\\n``."""
+        """Cut a torn last line away; note whether the last line lacks its ``\\n``.
+
+        Only a last line without its ``\\n`` can be torn (the newline is the last byte an
+        append writes); one that is not complete JSON is. A line that ends with its ``\\n``
+        is complete whatever it holds, and is never cut: if it is not JSON, that is damage,
+        for ``load`` to report, not a write to undo."""
         try:
             size = os.fstat(fd).st_size
             last = _last_line(fd, size) if size else None
             value = _TORN if last is None else _json_or_torn(last[1])
             if last is not None and value is _TORN:
-                size = last[0]
-                os.ftruncate(fd, size)
+                if not last[2]:
+                    size = last[0]
+                    os.ftruncate(fd, size)
             elif last is not None and not is_entry_shaped(value):
                 raise StoreError(
                     f"{self.path}: the last line is not an entry but a transcript's closing "
