@@ -27,7 +27,7 @@ from . import _split
 from ._entries import Usage
 from ._errors import LogError, SessionToolsWarning
 from ._identity import RunIdentity, run_identity
-from ._model import Run, Session, SessionFold, iter_runs
+from ._model import Run, Session
 from ._otel import default_conversation_id
 from ._reader import MAX_LINE_BYTES, ClosingLine, LogReader, shown_name
 from ._split import available_cores, default_signals
@@ -506,12 +506,10 @@ def _read_log(
             # export=True: what the frames cannot hold is an EntryError (file, line, byte), as
             # in `sessiontools otel` (sessiontools._limits)
             with LogReader(opened, name=name, export=True, max_line_bytes=max_line_bytes) as log:
-                cut = _split.plan_cut(log, None) if split and opened is source else None
-                if cut is None:
-                    runs_read = list(iter_runs(log, SessionFold(name)))
-                    rows = _LogRows(name, runs_read, log.closing_line)
-                else:
-                    rows = _Rows(name).read(log, *cut)
+                job = _Rows(name)
+                # a stream given (standard input) is read here, in order
+                workers = None if split and opened is source else 1
+                rows = job.read(log, workers)
         except (LogError, UsageConventionError, OSError) as e:
             error = e
     said = tuple((w.category, str(w.message)) for w in caught)
@@ -530,13 +528,14 @@ class _Rows:
         self.rows = _LogRows(name)
         self.error: UsageConventionError | None = None  # the first, in this process's runs
 
-    def read(self, log: LogReader, path: str, cut: int) -> _LogRows:
-        """The rows of the log ``log`` reads, cut at ``cut``.
+    def read(self, log: LogReader, workers: int | None) -> _LogRows:
+        """The rows of the log ``log`` reads, in two processes if ``workers`` asks for it and
+        the log can be cut (``_split.read_runs``).
 
         Raises:
             LogError, UsageConventionError, OSError: as one process would.
         """
-        _, closing = _split.read_in_two(log, path, cut, self)
+        closing = _split.read_runs(log, self, workers=workers)
         if self.error is not None:  # the child's work was dropped, or there was no child
             raise self.error
         self.rows.close(closing)

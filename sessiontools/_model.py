@@ -40,7 +40,6 @@ A start later than its end (a clock stepped back between two entries) is moved t
 from __future__ import annotations
 
 import os
-import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -67,6 +66,7 @@ from ._entries import (
 from ._errors import LogStructureWarning, PinError
 from ._reader import MAX_LINE_BYTES, ClosingLine, LogReader, LogSource, TornTail
 from ._values import fast_maker
+from ._warnings import Warnings
 
 if TYPE_CHECKING:  # loaded when a Session first needs them: reading and exporting do not
     from ._session import CallInfo, Conversation, View
@@ -74,6 +74,7 @@ if TYPE_CHECKING:  # loaded when a Session first needs them: reading and exporti
 __all__ = [
     "FailedCall",
     "LabelSource",
+    "RecordingCalls",
     "Run",
     "Session",
     "SessionFold",
@@ -352,6 +353,27 @@ class _RunFold:
         self.result_labels: list[tuple[_RunCall, int, tuple[str, ...]]] = []
 
 
+class RecordingCalls(dict[str, _Call]):
+    """The session's calls with no result yet (a ``SessionFold``'s ``open_calls``), recording
+    each call id looked for and not found (``missed``): a part of a log folded on its own
+    learns which calls from before it it would have needed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.missed: set[str] = set()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if key in self:
+            return self[key]
+        self.missed.add(key)
+        return default
+
+    def pop(self, key: str, *default: Any) -> Any:
+        if key not in self:
+            self.missed.add(key)
+        return super().pop(key, *default)
+
+
 class SessionFold:
     """Fold entries into runs, one entry at a time.
 
@@ -363,26 +385,36 @@ class SessionFold:
 
     Args:
         name: what to call the log in warnings.
+        warnings: where warnings go (``Warnings``): a reader's ``sink``, so that each kind is
+            given once per log, reader's and fold's alike; default: a sink of its own.
+        open_calls: the mapping that holds the session's calls with no result yet, by call
+            id (default a new ``dict``): a part of a log folded on its own passes a
+            ``RecordingCalls`` to learn which calls from before it it looked for.
 
     Warns:
         LogStructureWarning: once for an entry of a run outside any run, once for a ``seq``
             that goes back; each also kept in ``warnings``.
     """
 
-    def __init__(self, name: str = "<log>") -> None:
+    def __init__(
+        self,
+        name: str = "<log>",
+        *,
+        warnings: Warnings | None = None,
+        open_calls: dict[str, _Call] | None = None,
+    ) -> None:
         self.name = name
-        self.warnings: list[str] = []
-        self._warned: set[str] = set()
-        # where warnings go: `warnings.warn` (None), or a list, as `LogReader._sink`
-        self._sink: list[tuple[type[Warning], str, int, str]] | None = None
+        self.sink = warnings if warnings is not None else Warnings(name)
         self._last_seq: int | None = None
         self._label_set: set[str] = set()
         self.label_sources: dict[str, LabelSource] = {}
         self.pins: dict[str, str] = {}
         self._totals = [0, 0, 0, 0]  # the four counts of every model call so far
-        self._open_calls: dict[str, _Call] = {}
+        self._open_calls: dict[str, _Call] = {} if open_calls is None else open_calls
         self._provider = ""
         self._request_model = ""
+        self._turned = False  # a turn was folded
+        self._borrowed = False  # a failed call came before it (see `borrowed_model`)
         self._run: _RunFold | None = None
         self._runs = 0
         # Session.messages() so far: its length, and whether tool results are being gathered
@@ -403,6 +435,38 @@ class SessionFold:
     def labels(self) -> tuple[str, ...]:
         """The labels the session holds now, sorted."""
         return tuple(sorted(self._label_set))
+
+    @property
+    def warnings(self) -> list[str]:
+        """Every warning given so far through this fold's sink, as one-line messages."""
+        return self.sink.messages
+
+    @property
+    def last_seq(self) -> int | None:
+        """The ``seq`` of the last entry folded, ``None`` before the first."""
+        return self._last_seq
+
+    @property
+    def run_count(self) -> int:
+        """How many runs have started."""
+        return self._runs
+
+    @property
+    def last_model(self) -> tuple[str, str]:
+        """The provider and requested model of the last turn folded (``("", "")`` before
+        one): what a failed call is named by when no turn of its run comes before it."""
+        return self._provider, self._request_model
+
+    @property
+    def open_call_ids(self) -> frozenset[str]:
+        """The ids of the calls asked for and with no result yet."""
+        return frozenset(self._open_calls)
+
+    @property
+    def borrowed_model(self) -> bool:
+        """Whether a failed call came before this fold's first turn: it took its model from
+        ``last_model`` as it was when the fold was made (nothing, for a new fold)."""
+        return self._borrowed
 
     @property
     def usage(self) -> Usage:
@@ -434,14 +498,15 @@ class SessionFold:
                 sources[label] = source
 
     def _warn(self, what: str, line: int, message: str) -> None:
-        if what not in self._warned:
-            self._warned.add(what)
-            text = f"{self.name}: line {line}: {message}"
-            self.warnings.append(text)
-            if self._sink is not None:
-                self._sink.append((LogStructureWarning, what, line, f": {message}"))
-            else:
-                warnings.warn(LogStructureWarning(text), stacklevel=4)
+        self.sink.warn(LogStructureWarning, what, line, f": {message}")
+
+    def check_seq(self, seq: int, line: int) -> None:
+        """Warn, once, when ``seq`` (of the entry at ``line``) is not above the last one
+        folded (``feed`` does this for every entry; a part of a log folded elsewhere is
+        checked with it where it joins)."""
+        last = self._last_seq
+        if last is not None and seq <= last:
+            self._out_of_order(seq, line)
 
     def _out_of_order(self, seq: int, line: int) -> None:
         """Warn, once, that the entry at ``line`` has a ``seq`` not above the one before."""
@@ -587,6 +652,7 @@ class SessionFold:
         )
         self._count(payload.usage)
         self._provider, self._request_model = provider, request_model
+        self._turned = True
         if run.unresolved:
             for i in run.unresolved:
                 f = run.failed[i]
@@ -607,6 +673,8 @@ class SessionFold:
             run.calls[c.id] = _RunCall(call, entry.seq, index, entry.time_unix_nano)
 
     def _failed(self, run: _RunFold, entry: Entry, payload: ModelErrorEntry) -> None:
+        if not self._turned:
+            self._borrowed = True
         if not self._provider and not self._request_model:
             run.unresolved.append(len(run.failed))
         run.failed.append(
@@ -821,7 +889,7 @@ class Session:
         kept = tuple(entries)
         fold = SessionFold(name)
         runs = tuple(iter_runs(kept, fold))
-        return _session(name, kept, runs, fold, None, None, [])
+        return _session(name, kept, runs, fold, None, None)
 
     def _conversation(self) -> Conversation:
         memo = self._memo
@@ -939,7 +1007,6 @@ def _session(
     fold: SessionFold,
     torn_tail: TornTail | None,
     closing_line: ClosingLine | None,
-    read_warnings: list[str],
 ) -> Session:
     return Session(
         name,
@@ -951,7 +1018,7 @@ def _session(
         fold.usage,
         torn_tail,
         closing_line,
-        tuple(read_warnings + fold.warnings),
+        tuple(fold.warnings),
     )
 
 
@@ -976,7 +1043,7 @@ def read_session(
     """
     entries: list[Entry] = []
     with LogReader(source, name=name, max_line_bytes=max_line_bytes) as reader:
-        fold = SessionFold(reader.name)
+        fold = SessionFold(reader.name, warnings=reader.sink)
         runs = list(iter_runs(_keep(reader, entries), fold))
     return _session(
         reader.name,
@@ -985,7 +1052,6 @@ def read_session(
         fold,
         reader.torn_tail,
         reader.closing_line,
-        reader.warnings,
     )
 
 

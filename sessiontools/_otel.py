@@ -29,7 +29,7 @@ from . import _split
 from ._entries import ModelError, Usage
 from ._errors import InvalidIdError
 from ._limits import check_run
-from ._model import Run, SessionFold, iter_runs
+from ._model import Run
 from ._reader import MAX_LINE_BYTES, LogReader, LogSource
 from ._usage import to_otel
 from ._values import fast_maker
@@ -797,11 +797,7 @@ def export_otlp_json(
                 error_messages,
             ),
         )
-        cut = _split.plan_cut(reader, workers)
-        if cut is None:
-            spans.first(iter_runs(reader, SessionFold(reader.name)))
-        else:
-            _split.read_in_two(reader, cut[0], cut[1], spans)
+        _split.read_runs(reader, spans, workers=workers)
         spans.envelope.close()
 
 

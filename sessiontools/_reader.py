@@ -34,7 +34,7 @@ import io
 import json
 import os
 import re
-import warnings
+import stat
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -61,15 +61,18 @@ from ._gomerge import decode_exact
 from ._limits import HINT as _LIMIT_HINT
 from ._limits import ExportLimits
 from ._rawjson import TooDeepError, go_loads
+from ._warnings import Warnings
 
 __all__ = [
     "MAX_LINE_BYTES",
     "ClosingLine",
     "LogReader",
     "LogSource",
+    "ReadPosition",
     "TornTail",
     "iter_entries",
     "printable",
+    "same_line",
     "shown_name",
 ]
 
@@ -156,6 +159,38 @@ _WHITESPACE = b" \t\r\n"  # JSON's
 # The last line read, when it may be damage: (line, offset, length, problem) of a line that is
 # not complete JSON, and (line, offset, parsed) of complete JSON that is not an entry.
 _Pending: TypeAlias = tuple[tuple[int, int, int, str] | None, tuple[int, int, Any] | None]
+
+
+@dataclass(frozen=True, slots=True)
+class ReadPosition:
+    """Where a read of a log stopped, and what a read of the lines after it needs to go on as
+    one read would (``LogReader(..., start=position)``).
+
+    Attributes:
+        offset: the byte offset at which the next line starts.
+        line: how many lines come before it.
+        pending: the last line read, when it is not yet known whether it is damage: a line
+            that is not complete JSON, or complete JSON that is not an entry (a transcript's
+            closing line, if nothing follows). The lines after it say (``settle``).
+        previous: the line of the last entry read, its number and ``seq`` (an entry that
+            repeats it byte for byte is skipped).
+        limits: for an ``export`` read, what its checks know of the run being read (its token
+            sums so far); ``None``: nothing, and the sums start at the next ``run_started``.
+    """
+
+    offset: int = 0
+    line: int = 0
+    pending: _Pending = (None, None)
+    previous: tuple[bytes, int, int] | None = None
+    limits: ExportLimits | None = None
+
+    def settle(self, name: str) -> None:
+        """A line that is not blank comes next: a ``pending`` line is damage.
+
+        Raises:
+            DamagedLogError, EntryError: the pending line, named in the log ``name``.
+        """
+        _not_last(name, *self.pending)
 
 
 # Bytes JSON text never holds as they are (control characters other than its whitespace).
@@ -302,11 +337,22 @@ class LogReader:
         export: bool = False,
         max_line_bytes: int | None = MAX_LINE_BYTES,
         gzip: bool = True,
+        start: ReadPosition | None = None,
+        stop: int | None = None,
+        warnings: Warnings | None = None,
     ) -> None:
         self.exact = exact
         self.export = export
-        # what the log said so far that the export checks depend on (a run's token counts)
-        self._limits = ExportLimits() if export else None
+        if start is None:
+            start = ReadPosition()
+        elif start.offset:
+            gzip = False  # a part of a log: its bytes as they are, from `start.offset`
+        # what the log said so far that the export checks depend on (a run's token counts);
+        # a part after the start knows nothing of the run it starts in, unless told
+        limits = start.limits
+        if export and limits is None:
+            limits = ExportLimits(at_start=not start.offset)
+        self._limits = limits if export else None
         if isinstance(source, io.TextIOBase):
             raise TypeError("a session log must be opened in binary mode ('rb')")
         if max_line_bytes is not None and (
@@ -323,6 +369,8 @@ class LogReader:
             path = os.fspath(source)  # type: ignore[arg-type]
             self.name = shown_name(name if name is not None else str(path))
             self._file: IO[bytes] = open(path, "rb")  # noqa: SIM115 - closed by close()
+            if start.offset:
+                self._file.seek(start.offset)
         else:
             self._file = source  # type: ignore[assignment]
             file_name = getattr(source, "name", None)
@@ -342,55 +390,77 @@ class LogReader:
                 self._file = _gzip_file(self._file)
         self.torn_tail: TornTail | None = None
         self.closing_line: ClosingLine | None = None
-        self.warnings: list[str] = []
-        # what is warned once for: unknown types and fields, a repeated entry
-        self._unknown_seen: set[str] = set()
+        # where warnings go: given once per log, shared with the fold and other parts
+        self.sink = warnings if warnings is not None else Warnings(self.name)
         self._started = False
-        # A part of the log (see `_part`): where the file's position is, where to stop, and
-        # a last line not yet known to be damage (failed, loose: see `_read`), taken over from
-        # the part before or left for the part after.
-        self._start_offset = 0
-        self._start_line = 0  # lines before the start
-        self._stop_offset: int | None = None
-        self._pending: _Pending = (None, None)
+        # Where this read starts and stops; what it leaves for the part after it (a last line
+        # not yet known to be damage; see `_read`), and where the next line starts.
+        self._start = start
+        self._stop = stop
+        self._offset = start.offset
+        self._line = start.line
+        self._pending: _Pending = start.pending
         # The line of the last entry read, and its line number and seq (a repeat is skipped).
-        self._prev: tuple[bytes, int, int] | None = None
-        # Where warnings go: `warnings.warn` (None), or a list of (category, key, line, rest):
-        # the key is what the warning is given once for, and the message is "{name}: line
-        # {line}{rest}" (`_split` merges such lists, and numbers the lines).
-        self._sink: list[tuple[type[Warning], str, int, str]] | None = None
+        self._prev: tuple[bytes, int, int] | None = start.previous
 
-    @classmethod
-    def _part(
-        cls,
-        source: IO[bytes],
-        name: str,
-        start_offset: int,
-        start_line: int,
-        stop_offset: int | None,
-        pending: _Pending = (None, None),
-        *,
-        export: bool = False,
-        max_line_bytes: int | None = MAX_LINE_BYTES,
-    ) -> LogReader:
-        """A reader of the lines of ``source`` from its position, ``start_offset`` (the start
-        of line ``start_line + 1``), to ``stop_offset`` (the start of a line) or the end.
+    @property
+    def warnings(self) -> list[str]:
+        """Every warning given while reading (by this read's sink), as one-line messages."""
+        return self.sink.messages
 
-        ``pending`` is the ``_pending`` of the part before. A part that stops before the end
-        leaves in ``_pending`` its last line when it is not complete JSON or not an entry: the
-        lines after say whether that is damage (a line that is not blank follows) or a torn
-        tail or closing line; ``_start_line`` is then the number of lines before the stop.
-        With ``export``, a part after the start knows nothing of the run it starts in
-        (``ExportLimits(at_start=False)``), unless it takes over the ``_limits`` of the part
-        before it (as ``_unknown_seen``)."""
-        reader = cls(source, name=name, export=export, max_line_bytes=max_line_bytes, gzip=False)
-        if export and start_offset:
-            reader._limits = ExportLimits(at_start=False)
-        reader._start_offset = start_offset
-        reader._start_line = start_line
-        reader._stop_offset = stop_offset
-        reader._pending = pending
-        return reader
+    @property
+    def position(self) -> ReadPosition:
+        """Where the next line starts: after the last entry yielded while iterating; once the
+        iteration has ended, where it stopped (``stop``, or the end of what was read)."""
+        return ReadPosition(self._offset, self._line, self._pending, self._prev, self._limits)
+
+    def part(self, start: ReadPosition, stop: int | None = None) -> LogReader:
+        """A reader of the lines of the same file from ``start`` (the file is read from where
+        it is now, which must be ``start.offset``) to ``stop`` (the start of a line) or the end,
+        with this reader's name, options and warnings (each kind still given once). A part that
+        stops before the end leaves, in its ``position``, its last line when it is not known yet
+        whether it is damage: the part after it takes that ``position`` as its ``start``."""
+        return LogReader(
+            self._file,
+            name=self.name,
+            exact=self.exact,
+            export=self.export,
+            max_line_bytes=self.max_line_bytes,
+            gzip=False,
+            start=start,
+            stop=stop,
+            warnings=self.sink,
+        )
+
+    def regular_file(self) -> tuple[str, int] | None:
+        """The path and size of the regular file this reader reads, when another process can
+        open it by that path (the same file: device and inode) and nothing of it has been read;
+        else ``None`` (standard input, a pipe, a log read decompressed, a file not at its
+        start)."""
+        file = self._file
+        if type(file) not in (io.BufferedReader, io.BufferedRandom, io.FileIO):
+            return None  # not the file's bytes as they are (a GzipFile has a name and a fileno)
+        path = getattr(file, "name", None)
+        if not isinstance(path, str) or self._started:
+            return None
+        try:
+            if file.tell() != 0:
+                return None
+            here = os.fstat(file.fileno())
+            there = os.stat(path)
+        except (OSError, ValueError, AttributeError):
+            return None
+        if not stat.S_ISREG(here.st_mode) or (here.st_dev, here.st_ino) != (
+            there.st_dev,
+            there.st_ino,
+        ):
+            return None
+        return path, here.st_size
+
+    def seek_end(self) -> None:
+        """Leave the file at its end, as a read to the end does (another process read the
+        rest)."""
+        self._file.seek(0, os.SEEK_END)
 
     def __enter__(self) -> LogReader:
         return self
@@ -404,15 +474,6 @@ class LogReader:
             self._file.close()
             if self._opened is not None:
                 self._opened.close()
-
-    def _warn(self, category: type[Warning], key: str, line: int, rest: str) -> None:
-        """Warn ``{name}: line {line}{rest}``; ``key``: what it is given once for."""
-        message = f"{self.name}: line {line}{rest}"
-        self.warnings.append(message)
-        if self._sink is not None:
-            self._sink.append((category, key, line, rest))
-        else:
-            warnings.warn(category(message), stacklevel=4)
 
     def __iter__(self) -> Iterator[Entry]:
         if self._started:
@@ -430,22 +491,23 @@ class LogReader:
         name = self.name
         loads = orjson.loads
         JSONDecodeError = orjson.JSONDecodeError
-        line_no = self._start_line
-        offset = self._start_offset
-        stop = self._stop_offset
+        line_no = self._line
+        offset = self._offset
+        stop = self._stop
+        sink = self.sink
         failed: tuple[int, int, int, str] | None  # a line that is not complete JSON
         loose: tuple[int, int, Any] | None  # complete JSON that is not an entry
         failed, loose = self._pending
         if offset == stop:
             return
+        self._pending = (None, None)  # settled by the first line that is not blank
         current = 0
         exact = self.exact
         limits = self._limits
 
         def on_unknown(what: str) -> None:
-            if what not in self._unknown_seen:
-                self._unknown_seen.add(what)
-                self._warn(
+            if not sink.given(what):
+                sink.warn(
                     UnknownEntryWarning,
                     what,
                     current,
@@ -483,10 +545,9 @@ class LogReader:
                         break
                     continue
                 _not_last(name, failed, loose)
-            if prev is not None and raw.startswith(head) and _same_line(raw, prev[0]):
-                if "repeated entry" not in self._unknown_seen:
-                    self._unknown_seen.add("repeated entry")
-                    self._warn(
+            if prev is not None and raw.startswith(head) and same_line(raw, prev[0]):
+                if not sink.given("repeated entry"):
+                    sink.warn(
                         LogStructureWarning,
                         "repeated entry",
                         line_no,
@@ -534,19 +595,23 @@ class LogReader:
                 if not exact:
                     prev = self._prev = (raw, line_no, entry.seq)
                     head = raw[:24]
+                self._offset = offset
+                self._line = line_no
                 yield entry
             else:
                 loose = (line_no, start, obj)
             if offset == stop or last:
                 break
+        self._offset = offset
+        self._line = line_no
         if stop is not None and offset == stop:  # a part that ends before a line
-            self._start_line = line_no  # where the next part starts
-            self._pending = (failed, loose)
+            self._pending = (failed, loose)  # for the part after it
             return
+        self._pending = (None, None)
         if failed is not None:
             f_line, f_offset, f_length, _ = failed
             self.torn_tail = TornTail(f_line, f_offset, f_length)
-            self._warn(
+            sink.warn(
                 TornTailWarning,
                 "torn tail",
                 f_line,
@@ -557,7 +622,7 @@ class LogReader:
             self.closing_line = _closing_line(name, *loose)
 
 
-def _same_line(raw: bytes, before: bytes) -> bool:
+def same_line(raw: bytes, before: bytes) -> bool:
     """Whether two lines hold the same bytes, whatever their line ends."""
     if raw == before:
         return True

@@ -32,22 +32,20 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import io
 import os
 import pickle
 import re
 import signal
-import stat
 import tempfile
-import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import IO, Any, Protocol
 
-from ._entries import Entry, ModelErrorEntry, RunStartedEntry
-from ._errors import LogError, LogStructureWarning, UnknownEntryWarning
-from ._model import Run, SessionFold, iter_runs
-from ._reader import MAX_LINE_BYTES, ClosingLine, LogReader, _not_last, _same_line
+from ._entries import Entry, RunStartedEntry
+from ._errors import LogError
+from ._model import RecordingCalls, Run, SessionFold, iter_runs
+from ._reader import MAX_LINE_BYTES, ClosingLine, LogReader, ReadPosition, same_line
+from ._warnings import Record, Warnings
 
 __all__ = [
     "SPLIT_FROM_BYTES",
@@ -58,6 +56,7 @@ __all__ = [
     "find_cut",
     "plan_cut",
     "read_in_two",
+    "read_runs",
     "split_path",
 ]
 
@@ -85,28 +84,10 @@ def available_cores() -> int:
 
 def split_path(reader: LogReader) -> tuple[str, int] | None:
     """The path and size of the regular file ``reader`` reads, when a second process can open
-    it by that path and the reader is at its start; else ``None``."""
+    it by that path, this platform can fork, and the reader is at its start; else ``None``."""
     if not hasattr(os, "fork"):
         return None
-    file = reader._file
-    if type(file) not in (io.BufferedReader, io.BufferedRandom, io.FileIO):
-        return None  # not the file's bytes as they are (a GzipFile has a name and a fileno too)
-    path = getattr(file, "name", None)
-    if not isinstance(path, str):
-        return None
-    try:
-        if file.tell() != 0:
-            return None
-        here = os.fstat(file.fileno())
-        there = os.stat(path)
-    except (OSError, ValueError, AttributeError):
-        return None
-    if not stat.S_ISREG(here.st_mode) or (here.st_dev, here.st_ino) != (
-        there.st_dev,
-        there.st_ino,
-    ):
-        return None
-    return path, here.st_size
+    return reader.regular_file()
 
 
 def plan_cut(reader: LogReader, workers: int | None) -> tuple[str, int] | None:
@@ -177,53 +158,13 @@ def find_cut(path: str, size: int, *, scan_bytes: int = SCAN_BYTES) -> int | Non
     return candidate if candidate is not None else first
 
 
-class _Looked(dict[str, Any]):
-    """The session's open calls, recording each call id looked for and not found."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.missed: set[str] = set()
-
-    def get(self, key: str, default: Any = None) -> Any:
-        if key in self:
-            return self[key]
-        self.missed.add(key)
-        return default
-
-    def pop(self, key: str, *default: Any) -> Any:
-        if key not in self:
-            self.missed.add(key)
-        return super().pop(key, *default)
-
-
-class _TailFold(SessionFold):
-    """The fold of the second part: it starts with no session before it, and records what of
-    that session it would have used (see the module docstring)."""
-
-    def __init__(self, name: str) -> None:
-        super().__init__(name)
-        self.looked = _Looked()
-        self._open_calls = self.looked
-        self.turned = False
-        self.needs_model = False
-
-    def _turn(self, run: Any, entry: Entry, payload: Any, index: int) -> None:
-        self.turned = True
-        super()._turn(run, entry, payload, index)
-
-    def _failed(self, run: Any, entry: Entry, payload: ModelErrorEntry) -> None:
-        if not self.turned:  # takes the model of the session's last turn
-            self.needs_model = True
-        super()._failed(run, entry, payload)
-
-
 @dataclass
 class _Tail:
     """What the child sends back about the part after the cut."""
 
     result: Any = None  # what the job made of the part's runs (``Job.tail``)
-    # the warnings given, as LogReader._sink has them, lines numbered from the cut
-    said: list[tuple[type[Warning], str, int, str]] = field(default_factory=list)
+    # the warnings given, as a recording sink keeps them, lines numbered from the cut
+    said: list[Record] = field(default_factory=list)
     first_said: int = 0  # said[:first_said] came from reading the first line
     first_seq: int | None = None
     first_line: bytes = b""  # the line at the cut (one reader skips it if it repeats the last)
@@ -268,35 +209,39 @@ def read_tail(
     reads them, numbers them again. ``None`` when the line at ``cut`` is not the
     ``run_started`` entry it should be. ``export``: the reader's (``LogReader``)."""
     tail = _Tail()
-    start_line = 0
+    sink = Warnings(name, record=True)
+    calls = RecordingCalls()
     with open(path, "rb") as f:
         f.seek(cut)
-        reader = LogReader._part(
-            f, name, cut, start_line, None, export=export, max_line_bytes=max_line_bytes
+        reader = LogReader(
+            f,
+            name=name,
+            export=export,
+            max_line_bytes=max_line_bytes,
+            start=ReadPosition(cut),  # lines numbered from the cut
+            warnings=sink,
         )
-        fold = _TailFold(name)
-        reader._sink = fold._sink = tail.said
+        fold = SessionFold(name, warnings=sink, open_calls=calls)
         entries = iter(reader)
         try:
             first = next(entries, None)
-            tail.first_said = len(tail.said)
-            if (
-                first is None
-                or first.line != start_line + 1
-                or first.payload.__class__ is not RunStartedEntry
-            ):
+            tail.first_said = len(sink.messages)
+            if first is None or first.line != 1 or first.payload.__class__ is not RunStartedEntry:
                 return None
             tail.first_seq = first.seq
-            assert reader._prev is not None
-            tail.first_line = reader._prev[0]
+            previous = reader.position.previous
+            assert previous is not None
+            tail.first_line = previous[0]
             tail.result = job.tail(iter_runs(_then(first, entries), fold), out)
             tail.closing_line = reader.closing_line
         except LogError as e:
             tail.error = e
-            tail.first_said = min(tail.first_said, len(tail.said))
+            tail.first_said = min(tail.first_said, len(sink.messages))
     out.flush()
-    tail.missed_calls = fold.looked.missed
-    tail.needs_model = fold.needs_model
+    assert sink.records is not None
+    tail.said = sink.records
+    tail.missed_calls = calls.missed
+    tail.needs_model = fold.borrowed_model
     return tail
 
 
@@ -419,68 +364,72 @@ def read_in_two(reader: LogReader, path: str, cut: int, job: Job) -> tuple[str, 
     try:
         out = tempfile.TemporaryFile()  # noqa: SIM115 - closed below
     except OSError:
-        job.first(iter_runs(reader, SessionFold(reader.name)))
+        job.first(iter_runs(reader, SessionFold(reader.name, warnings=reader.sink)))
         return "here: no temporary file", reader.closing_line
     with out:
         try:
             child = _Child(path, reader.name, cut, out, job, reader.export, reader.max_line_bytes)
         except OSError:
-            job.first(iter_runs(reader, SessionFold(reader.name)))
+            job.first(iter_runs(reader, SessionFold(reader.name, warnings=reader.sink)))
             return "here: no fork", reader.closing_line
         with child:
-            limit = reader.max_line_bytes
-            first = LogReader._part(
-                reader._file, reader.name, 0, 0, cut, export=reader.export, max_line_bytes=limit
-            )
-            fold = SessionFold(reader.name)
+            first = reader.part(ReadPosition(), stop=cut)
+            fold = SessionFold(reader.name, warnings=reader.sink)
             job.first(_fed(first, fold))  # the run open at the cut is not ended yet
             tail = child.result()
+        at_cut = first.position
         if tail is None:
             why = "no run at the cut"
-        elif first._prev is not None and _same_line(tail.first_line, first._prev[0]):
+        elif at_cut.previous is not None and same_line(tail.first_line, at_cut.previous[0]):
             why = "a copy at the cut"
-        elif tail.missed_calls & fold._open_calls.keys():
+        elif tail.missed_calls & fold.open_call_ids:
             why = "an open call"
-        elif tail.needs_model and (fold._provider or fold._request_model):
+        elif tail.needs_model and any(fold.last_model):
             why = "the last model"
         else:
             why = ""
         if tail is None or why:
-            rest = LogReader._part(
-                reader._file,
-                reader.name,
-                cut,
-                first._start_line,
-                None,
-                first._pending,
-                export=reader.export,
-                max_line_bytes=limit,
-            )
-            rest._unknown_seen = first._unknown_seen
-            rest._limits = first._limits
-            rest._prev = first._prev
+            rest = reader.part(at_cut)
             job.first(iter_runs(rest, fold))
             return f"here: {why}", rest.closing_line
-        _not_last(reader.name, *first._pending)  # the line at the cut is an entry
+        at_cut.settle(reader.name)  # the line at the cut is an entry
         crashed = fold.finish()  # the run_started at the cut ends it, so before its warnings
         if crashed is not None:
             job.first(iter([crashed]))
-        lines = first._start_line  # before the cut
-        _say(tail.said[: tail.first_said], first, fold, lines)
-        last = fold._last_seq
-        if tail.first_seq is not None and last is not None and tail.first_seq <= last:
-            fold._out_of_order(tail.first_seq, lines + 1)
-        _say(tail.said[tail.first_said :], first, fold, lines)
+        lines = at_cut.line  # before the cut
+        reader.sink.replay(tail.said[: tail.first_said], lines)
+        if tail.first_seq is not None:
+            fold.check_seq(tail.first_seq, lines + 1)
+        reader.sink.replay(tail.said[tail.first_said :], lines)
         error = tail.error
         if error is not None:  # one reader would not have gone past it
             raise type(error)(
                 error.name, error.line + lines, error.offset, error.problem, error.hint
             )
         out.seek(0)
-        job.merge(tail.result, out, fold._label_set, fold._runs)
-    reader._file.seek(0, os.SEEK_END)  # read to the end, as one process leaves it
+        job.merge(tail.result, out, set(fold.labels), fold.run_count)
+    reader.seek_end()  # read to the end, as one process leaves it
     closing = tail.closing_line
     return "child", None if closing is None else replace(closing, line=closing.line + lines)
+
+
+def read_runs(reader: LogReader, job: Job, *, workers: int | None) -> ClosingLine | None:
+    """Give the runs of the log ``reader`` reads to ``job``: cut in two and read in two
+    processes when ``workers`` asks for it and the log can be cut (``plan_cut``), else read
+    here (``job.first`` with every run). The output, warnings and errors are the same either
+    way.
+
+    Returns:
+        The log's closing line, if it is a transcript.
+
+    Raises:
+        DamagedLogError, EntryError, OSError: as reading the log in one process would.
+    """
+    cut = plan_cut(reader, workers)
+    if cut is None:
+        job.first(iter_runs(reader, SessionFold(reader.name, warnings=reader.sink)))
+        return reader.closing_line
+    return read_in_two(reader, cut[0], cut[1], job)[1]
 
 
 def _fed(entries: Iterable[Entry], fold: SessionFold) -> Iterator[Run]:
@@ -499,23 +448,3 @@ def copy(source: IO[bytes], length: int, write: Callable[[bytes], object]) -> No
             raise OSError("the temporary file of the second part ended early")
         write(block)
         length -= len(block)
-
-
-def _say(
-    said: list[tuple[type[Warning], str, int, str]],
-    reader: LogReader,
-    fold: SessionFold,
-    lines: int,
-) -> None:
-    """Give the child's warnings that one reader would have given (each kind once), their
-    lines numbered from the start of the log (``lines`` come before the cut)."""
-    for category, key, line, rest in said:
-        if category is UnknownEntryWarning or key == "repeated entry":  # the reader's
-            if key in reader._unknown_seen:
-                continue
-            reader._unknown_seen.add(key)
-        elif category is LogStructureWarning:
-            if key in fold._warned:
-                continue
-            fold._warned.add(key)
-        warnings.warn(category(f"{reader.name}: line {line + lines}{rest}"), stacklevel=4)
