@@ -541,10 +541,10 @@ class _Rows:
         self.rows.close(closing)
         return self.rows
 
-    def first(self, runs: Iterator[Run]) -> None:
+    def take(self, runs: Iterator[Run]) -> None:
         self.error = _add(self.rows, runs, self.error)
 
-    def tail(
+    def make_in_child(
         self, runs: Iterator[Run], out: IO[bytes]
     ) -> tuple[_LogRows, UsageConventionError | None]:
         rows = _LogRows(self.name)

@@ -817,11 +817,11 @@ class _Spans:
         self.envelope = envelope
         self.options = options
 
-    def first(self, runs: Iterator[Run]) -> None:
+    def take(self, runs: Iterator[Run]) -> None:
         # the runs come from a LogReader(..., export=True), which checked them
         self.envelope.spans(_trace_spans(runs, *self.options, checked=True))
 
-    def tail(
+    def make_in_child(
         self, runs: Iterator[Run], out: IO[bytes]
     ) -> tuple[int, list[tuple[int, int, int]], list[tuple[str, ...]]]:
         """Returns: the bytes written; where each run's labels attribute is in them (offset,

@@ -162,7 +162,7 @@ def find_cut(path: str, size: int, *, scan_bytes: int = SCAN_BYTES) -> int | Non
 class _Tail:
     """What the child sends back about the part after the cut."""
 
-    result: Any = None  # what the job made of the part's runs (``Job.tail``)
+    result: Any = None  # what the job made of the part's runs (``Job.make_in_child``)
     # the warnings given, as a recording sink keeps them, lines numbered from the cut
     said: list[Record] = field(default_factory=list)
     first_said: int = 0  # said[:first_said] came from reading the first line
@@ -177,15 +177,16 @@ class _Tail:
 class Job(Protocol):
     """What is made of the runs of a log read in two (``read_in_two``).
 
-    The parent calls ``first`` with the runs before the cut as they end (and once more with
-    the run the cut ends, if it crashed), then either ``merge`` with what the child's ``tail``
-    made of the runs after the cut, or ``first`` with those runs, read here.
+    The parent calls ``take`` with the runs before the cut as they end (and once more with
+    the run the cut ends, if it crashed), then either ``merge`` with what the child's
+    ``make_in_child`` made of the runs after the cut, or ``take`` with those runs, read here.
+    A log read in one process gives all its runs to ``take``.
     """
 
-    def first(self, runs: Iterator[Run]) -> None:
+    def take(self, runs: Iterator[Run]) -> None:
         """Take runs read in this process."""
 
-    def tail(self, runs: Iterator[Run], out: IO[bytes]) -> Any:
+    def make_in_child(self, runs: Iterator[Run], out: IO[bytes]) -> Any:
         """In the child: make something picklable of the runs after the cut (which start
         with an empty session: see the module docstring), writing what is large to ``out``."""
 
@@ -204,7 +205,7 @@ def read_tail(
     max_line_bytes: int | None = MAX_LINE_BYTES,
 ) -> _Tail | None:
     """Read the part of the log from ``cut`` (the child's work), giving its runs to
-    ``job.tail``. Lines are numbered from the cut (the line at the cut is line 1), in warnings,
+    ``job.make_in_child``. Lines are numbered from the cut (the line at the cut is line 1), in warnings,
     errors and the closing line alike: the parent, which counts the lines before the cut as it
     reads them, numbers them again. ``None`` when the line at ``cut`` is not the
     ``run_started`` entry it should be. ``export``: the reader's (``LogReader``)."""
@@ -232,7 +233,7 @@ def read_tail(
             previous = reader.position.previous
             assert previous is not None
             tail.first_line = previous[0]
-            tail.result = job.tail(iter_runs(_then(first, entries), fold), out)
+            tail.result = job.make_in_child(iter_runs(_then(first, entries), fold), out)
             tail.closing_line = reader.closing_line
         except LogError as e:
             tail.error = e
@@ -364,18 +365,18 @@ def read_in_two(reader: LogReader, path: str, cut: int, job: Job) -> tuple[str, 
     try:
         out = tempfile.TemporaryFile()  # noqa: SIM115 - closed below
     except OSError:
-        job.first(iter_runs(reader, SessionFold(reader.name, warnings=reader.sink)))
+        job.take(iter_runs(reader, SessionFold(reader.name, warnings=reader.sink)))
         return "here: no temporary file", reader.closing_line
     with out:
         try:
             child = _Child(path, reader.name, cut, out, job, reader.export, reader.max_line_bytes)
         except OSError:
-            job.first(iter_runs(reader, SessionFold(reader.name, warnings=reader.sink)))
+            job.take(iter_runs(reader, SessionFold(reader.name, warnings=reader.sink)))
             return "here: no fork", reader.closing_line
         with child:
             first = reader.part(ReadPosition(), stop=cut)
             fold = SessionFold(reader.name, warnings=reader.sink)
-            job.first(_fed(first, fold))  # the run open at the cut is not ended yet
+            job.take(_fed(first, fold))  # the run open at the cut is not ended yet
             tail = child.result()
         at_cut = first.position
         if tail is None:
@@ -390,12 +391,12 @@ def read_in_two(reader: LogReader, path: str, cut: int, job: Job) -> tuple[str, 
             why = ""
         if tail is None or why:
             rest = reader.part(at_cut)
-            job.first(iter_runs(rest, fold))
+            job.take(iter_runs(rest, fold))
             return f"here: {why}", rest.closing_line
         at_cut.settle(reader.name)  # the line at the cut is an entry
         crashed = fold.finish()  # the run_started at the cut ends it, so before its warnings
         if crashed is not None:
-            job.first(iter([crashed]))
+            job.take(iter([crashed]))
         lines = at_cut.line  # before the cut
         reader.sink.replay(tail.said[: tail.first_said], lines)
         if tail.first_seq is not None:
@@ -416,7 +417,7 @@ def read_in_two(reader: LogReader, path: str, cut: int, job: Job) -> tuple[str, 
 def read_runs(reader: LogReader, job: Job, *, workers: int | None) -> ClosingLine | None:
     """Give the runs of the log ``reader`` reads to ``job``: cut in two and read in two
     processes when ``workers`` asks for it and the log can be cut (``plan_cut``), else read
-    here (``job.first`` with every run). The output, warnings and errors are the same either
+    here (``job.take`` with every run). The output, warnings and errors are the same either
     way.
 
     Returns:
@@ -427,7 +428,7 @@ def read_runs(reader: LogReader, job: Job, *, workers: int | None) -> ClosingLin
     """
     cut = plan_cut(reader, workers)
     if cut is None:
-        job.first(iter_runs(reader, SessionFold(reader.name, warnings=reader.sink)))
+        job.take(iter_runs(reader, SessionFold(reader.name, warnings=reader.sink)))
         return reader.closing_line
     return read_in_two(reader, cut[0], cut[1], job)[1]
 
