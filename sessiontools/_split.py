@@ -205,9 +205,9 @@ def read_tail(
     max_line_bytes: int | None = MAX_LINE_BYTES,
 ) -> _Tail | None:
     """Read the part of the log from ``cut`` (the child's work), giving its runs to
-    ``job.make_in_child``. Lines are numbered from the cut (the line at the cut is line 1), in warnings,
-    errors and the closing line alike: the parent, which counts the lines before the cut as it
-    reads them, numbers them again. ``None`` when the line at ``cut`` is not the
+    ``job.make_in_child``. Lines are numbered from the cut (the line at the cut is line 1), in
+    warnings, errors and the closing line alike: the parent, which counts the lines before the
+    cut as it reads them, numbers them again. ``None`` when the line at ``cut`` is not the
     ``run_started`` entry it should be. ``export``: the reader's (``LogReader``)."""
     tail = _Tail()
     sink = Warnings(name, record=True)
