@@ -17,7 +17,8 @@ def run() -> NoReturn:
     signal handling (``_cli.handle_signals``)."""
     stop = {signal.SIGINT, signal.SIGTERM}
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, stop)
-    from ._cli import handle_signals, main  # here: what it imports waits for no signal
+    from ._cli.main import main
+    from ._cli.signals import handle_signals
 
     handle_signals()
     try:

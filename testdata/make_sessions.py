@@ -1,7 +1,7 @@
 """Write the session logs in ``testdata/sessions``: what agentloop's Go code writes.
 
-Each scenario is built with ``sessiontools.SessionBuilder`` (``sessiontools._builder``), which
-writes typed entries (``sessiontools._entries``) with ``sessiontools._gojson.encode_entry``: the
+Each scenario is built with ``sessiontools.SessionBuilder`` (``sessiontools._write.builder``), which
+writes typed entries (``sessiontools._log.entries``) with ``sessiontools._gojson.encode_entry``: the
 bytes Go's ``encoding/json`` writes for the seed's types. A few lines are meant to be bad (a
 torn tail, a damaged line, a transcript's outcome line, entries from a newer agentloop) and are
 made from those bytes by hand.
@@ -24,8 +24,8 @@ import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from sessiontools._builder import SessionBuilder
-from sessiontools._entries import (
+from sessiontools._log.encode import RawJSON, dumps
+from sessiontools._log.entries import (
     NIL,
     Display,
     ModelUsage,
@@ -35,7 +35,7 @@ from sessiontools._entries import (
     UnknownEntry,
     Usage,
 )
-from sessiontools._gojson import RawJSON, dumps
+from sessiontools._write.builder import SessionBuilder
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "sessions"

@@ -1,4 +1,4 @@
-"""Reading a log in two processes (``sessiontools._split``), for the tests: the child's work
+"""Reading a log in two processes (``sessiontools._parallel.split``), for the tests: the child's work
 run in this process, how each read went, and what one read gives. Used by tests/test_split*.py
 (the ``cut_at`` and ``split_ways`` fixtures are made available by tests/conftest.py)."""
 
@@ -12,14 +12,9 @@ from typing import Any
 
 import pytest
 
-from sessiontools import (
-    LogError,
-    Prices,
-    UsageConventionError,
-    _split,
-    export_otlp_json,
-    read_costs,
-)
+from sessiontools import LogError, Prices, UsageConventionError, export_otlp_json, read_costs
+from sessiontools._parallel import cut as _cut
+from sessiontools._parallel import split as _split
 
 Outcome = tuple[bytes, list[tuple[type[Warning], str]], tuple[type[BaseException], str] | None]
 
@@ -76,9 +71,9 @@ def record_ways(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 def cut_where(monkeypatch: pytest.MonkeyPatch, cut_for: Callable[[str], int | None]) -> None:
     """Cut each log where ``cut_for(path)`` says (``None``: not at all), however small."""
-    monkeypatch.setattr(_split, "find_cut", lambda path, size: cut_for(os.fspath(path)))
-    monkeypatch.setattr(_split, "SPLIT_FROM_BYTES", 0)
-    monkeypatch.setattr(_split, "available_cores", lambda: 2)
+    monkeypatch.setattr(_cut, "find_cut", lambda path, size: cut_for(os.fspath(path)))
+    monkeypatch.setattr(_cut, "SPLIT_FROM_BYTES", 0)
+    monkeypatch.setattr(_cut, "available_cores", lambda: 2)
 
 
 def split_here(monkeypatch: pytest.MonkeyPatch, cut_for: Callable[[str], int | None]) -> list[str]:

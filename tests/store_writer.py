@@ -14,9 +14,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from sessiontools._entries import Entry, ToolResult, ToolResultEntry
 from sessiontools._errors import StoreLockedError
-from sessiontools._store import FileStore
+from sessiontools._log.entries import Entry, ToolResult, ToolResultEntry
+from sessiontools._write.store import FileStore
 
 #: 2026-10-18T09:30:00+02:00, in Unix nanoseconds.
 BASE_UNIX_NANO = 1_792_308_600 * 10**9

@@ -39,8 +39,8 @@ from sessiontools import (
     parse_rfc3339,
     read_session,
 )
-from sessiontools._builder import LIMIT_RESULT, SETTLED_RESULT, SessionBuilder
-from sessiontools._session import conversation
+from sessiontools._model.conversation import conversation
+from sessiontools._write.builder import LIMIT_RESULT, SETTLED_RESULT, SessionBuilder
 
 MS = 1_000_000
 START = "2026-10-18T09:30:00+02:00"

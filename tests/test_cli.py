@@ -21,8 +21,10 @@ import orjson
 import pytest
 from click.testing import CliRunner, Result
 
-from sessiontools import _cli, otlp_json
-from sessiontools._cli import _check_out, _temporary_prefix, cli, main
+from sessiontools import otlp_json
+from sessiontools._cli import output as _output
+from sessiontools._cli.main import cli, main
+from sessiontools._cli.output import _check_out, _temporary_prefix
 from tests.helpers import REPO, line, outcome, usage, user
 from tests.logs import CRASH_AND_RESUME, ONE_TOOL
 from tests.otlp import spans
@@ -289,7 +291,7 @@ def test_unreadable_session_exits_1(session: Path, monkeypatch: pytest.MonkeyPat
     def refuse(path: str, mode: str = "r") -> object:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr("sessiontools._cli.open", refuse, raising=False)
+    monkeypatch.setattr("sessiontools._cli.main.open", refuse, raising=False)
     result = invoke("otel", str(session))
     assert result.exit_code == 1
     assert one_error_line(result) == (
@@ -394,7 +396,7 @@ def test_ctrl_c_is_one_line_status_130_and_leaves_nothing(
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("sessiontools._cli.export_otlp_json", interrupted)
+    monkeypatch.setattr("sessiontools._cli.main.export_otlp_json", interrupted)
     out = tmp_path / "out.json"
     result = invoke("otel", str(session), "--out", str(out))
     assert result.exit_code == 130
@@ -416,13 +418,13 @@ def test_a_signal_while_the_command_is_imported_is_one_line_too(
 
     from tests.helpers import REPO
 
-    # The signal is sent when sessiontools._otel is looked for, by an import hook.
+    # The signal is sent when sessiontools._otel.spans is looked for, by an import hook.
     script = (
         "import os, sys\n"
         "import sessiontools._main as m\n"
         "class Signal:\n"
         "    def find_spec(self, name, path=None, target=None):\n"
-        "        if name == 'sessiontools._otel':\n"
+        "        if name == 'sessiontools._otel.spans':\n"
         f"            os.kill(os.getpid(), {signum})\n"
         "sys.meta_path.insert(0, Signal())\n"
         "sys.argv = ['sessiontools', 'otel', sys.argv[1]]\n"
@@ -655,7 +657,7 @@ def test_out_refuses_a_read_only_file(
     out = tmp_path / "trace.json"
     out.write_bytes(b"keep")
     out.chmod(0o444)
-    monkeypatch.setattr(_cli, "_may_write", lambda path: os.fspath(path) != str(out))
+    monkeypatch.setattr(_output, "_may_write", lambda path: os.fspath(path) != str(out))
     result = invoke("otel", str(session), "--out", str(out))
     assert result.exit_code == 2
     assert one_error_line(result) == (
@@ -687,7 +689,7 @@ def as_another_user(*args: str) -> tuple[int, str]:
     these tests run as root (root may write any file), else the caller; its status and
     stderr. (The interpreter may be in root's home, which ``nobody`` cannot run, nor import
     from: what the command imports is imported here first.)"""
-    import sessiontools._report  # noqa: F401 - pandas and the rest of `cost`
+    import sessiontools._cost.report  # noqa: F401 - pandas and the rest of `cost`
 
     receive, send = os.pipe()
     pid = os.fork()
@@ -856,11 +858,11 @@ def test_memory_error_anywhere_is_one_line(session: Path, monkeypatch: pytest.Mo
     def exhausted(*args: object, **kwargs: object) -> None:
         raise MemoryError
 
-    monkeypatch.setattr("sessiontools._cli.export_otlp_json", exhausted)
+    monkeypatch.setattr("sessiontools._cli.main.export_otlp_json", exhausted)
     result = invoke("otel", str(session))
     assert result.exit_code == 1
     assert "out of memory" in one_error_line(result)
-    monkeypatch.setattr("sessiontools._cli._time", exhausted)
+    monkeypatch.setattr("sessiontools._cli.main._time", exhausted)
     result = CliRunner().invoke(cli, ["cost", str(session)])
     assert result.exit_code == 1
     assert one_error_line(result).startswith("sessiontools cost: error: out of memory")

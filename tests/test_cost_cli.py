@@ -25,7 +25,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from sessiontools import read_costs
-from sessiontools._cli import cli
+from sessiontools._cli.main import cli
 from tests.helpers import SESSIONS, assistant, line, outcome, result, usage, user
 
 # -- published prices, US dollars per million tokens ------------------------------------------
@@ -1026,7 +1026,7 @@ def test_markdown_escapes_a_pipe_in_a_cell(tmp_path: Path) -> None:
 
 POOL_SIGNAL_SCRIPT = """
     import os, sys, time
-    from sessiontools import _costread
+    from sessiontools._cost import rows as _costread
     from sessiontools._main import run
     pids = sys.argv[3]
     def slow(name, **options):  # a worker: says who it is, then takes its time
@@ -1203,7 +1203,7 @@ def test_a_tiny_cost_is_never_shown_as_zero(tmp_path: Path, fmt: str) -> None:
     ],
 )
 def test_usd_text(value: float, shown: str) -> None:
-    from sessiontools._frames import usd_text
+    from sessiontools._cost.frames import usd_text
 
     assert usd_text(value) == shown
     assert value == 0 or float(shown) != 0
@@ -1499,7 +1499,7 @@ def test_a_directory_that_can_be_listed_but_not_searched(
 
 def test_compressed_logs_are_found_in_a_directory(tmp_path: Path) -> None:
     from sessiontools import find_logs
-    from sessiontools._otel import default_conversation_id
+    from sessiontools._log.sources import default_conversation_id
 
     for name in ("b.jsonl.gz", "a.jsonl", "c.txt", "d.gz", "sub/e.jsonl.gz"):
         (tmp_path / name).parent.mkdir(exist_ok=True)

@@ -35,7 +35,7 @@ from sessiontools import (
     iter_entries,
     parse_rfc3339,
 )
-from sessiontools._entries import (
+from sessiontools._log.decode import (
     _DECODERS,
     BadEntry,
     _call_started,
@@ -45,8 +45,8 @@ from sessiontools._entries import (
     _tool_result,
     decode_entry,
 )
-from sessiontools._gojson import encode_entry
-from sessiontools._times import _slow
+from sessiontools._log.encode import encode_entry
+from sessiontools._log.times import _slow
 from tests.helpers import logs_in_testdata
 
 CHECKED = {

@@ -519,7 +519,7 @@ def test_the_run_identity_is_the_documented_digest() -> None:
     """Recomputed from the formula in sessiontools/_identity.py's docstring, not the code."""
     import hashlib
 
-    from sessiontools._identity import run_identity
+    from sessiontools._model.identity import run_identity
 
     data = _fixed_clock(("héllo",), (1,))
     run = read_session(io.BytesIO(data)).runs[0]
@@ -548,7 +548,7 @@ def test_the_run_identity_is_the_documented_digest() -> None:
 def test_a_failed_first_call_is_the_documented_digest() -> None:
     import hashlib
 
-    from sessiontools._identity import run_identity
+    from sessiontools._model.identity import run_identity
 
     data = LOG.split(b"\n")
     # run 0 of LOG, with its turn at seq 2 removed: its first model call is the model_error

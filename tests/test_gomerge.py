@@ -23,11 +23,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sessiontools import EntryError, LogReader, PinsEntry, read_session
-from sessiontools._entries import ENTRY_FIELDS, BadEntry, MessageEntry, decode_entry
-from sessiontools._gojson import encode_entry
-from sessiontools._gomerge import merge_entry, repeats_a_name
-from sessiontools._rawjson import Pairs, find_raw, go_text, parse_json, raw_spans, with_raw
-from sessiontools._store import FileStore, MemoryStore
+from sessiontools._log.decode import ENTRY_FIELDS, BadEntry, decode_entry
+from sessiontools._log.encode import encode_entry
+from sessiontools._log.entries import MessageEntry
+from sessiontools._log.gomerge import merge_entry, repeats_a_name
+from sessiontools._log.rawjson import Pairs, find_raw, go_text, parse_json, raw_spans, with_raw
+from sessiontools._write.store import FileStore, MemoryStore
 
 from .helpers import SESSIONS
 

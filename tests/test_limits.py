@@ -1,4 +1,4 @@
-"""What the exports can hold (sessiontools._limits), one rule for both exporters.
+"""What the exports can hold (sessiontools._log.limits), one rule for both exporters.
 
 - Integers outside signed 64 bits (seq, token counts, turns, wait_ms, status) are refused by
   every read, as agentloop's Go reader refuses them (issue 10, item 22).
@@ -34,14 +34,14 @@ from sessiontools import (
     Prices,
     Span,
     UsageConventionError,
-    _split,
     encode_otlp_json,
     otlp_json,
     read_costs,
     read_session,
     trace_spans,
 )
-from sessiontools._cli import cli
+from sessiontools._cli.main import cli
+from sessiontools._parallel import split as _split
 from tests.helpers import assistant, line, outcome, result, t, usage, user
 from tests.otlp import spans, to_proto
 from tests.splitting import cost_outcome, export, line_starts

@@ -31,11 +31,11 @@ from sessiontools import (
     SessionToolsWarning,
     TornTailWarning,
     Usage,
-    _split,
     encode_entry,
     export_otlp_json,
     read_costs,
 )
+from sessiontools._parallel import cut as _cut
 from tests.helpers import REPO
 from tests.splitting import PRICES, record_ways
 
@@ -165,8 +165,8 @@ def read_while_written(writer: subprocess.Popen[bytes], path: Path) -> dict[str,
 def two_ways(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Cost tables of a small log read in two processes too (as for 8 MB and more), on any
     machine; how each read in two went."""
-    monkeypatch.setattr(_split, "SPLIT_FROM_BYTES", 0)
-    monkeypatch.setattr(_split, "available_cores", lambda: 2)
+    monkeypatch.setattr(_cut, "SPLIT_FROM_BYTES", 0)
+    monkeypatch.setattr(_cut, "available_cores", lambda: 2)
     return record_ways(monkeypatch)
 
 

@@ -579,7 +579,7 @@ def test_span_id_is_accepted_exactly_when_valid(text: str) -> None:
 def test_cli_parent_flags(trace: str | None, span: str | None) -> None:
     from click.testing import CliRunner
 
-    from sessiontools._cli import cli
+    from sessiontools._cli.main import cli
 
     args = ["otel", "-"]
     if trace is not None:
@@ -785,7 +785,7 @@ def test_library_refuses_invalid_parent_ids(
 def test_the_all_zero_message_is_the_clis() -> None:
     from click.testing import CliRunner
 
-    from sessiontools._cli import cli
+    from sessiontools._cli.main import cli
 
     result = CliRunner().invoke(cli, ["otel", "-", "--parent-trace", "0" * 32], input=ONE_TOOL)
     assert result.exit_code == 2

@@ -17,16 +17,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sessiontools._entries import Usage
-from sessiontools._errors import SessionToolsError
-from sessiontools._prices import (
-    PriceBook,
-    PriceFileError,
-    Prices,
-    PriceTable,
-    Rates,
-    load_prices,
-)
+from sessiontools._cost.price_book import PriceBook, PriceTable
+from sessiontools._cost.price_file import Prices, Rates, load_prices
+from sessiontools._errors import PriceFileError, SessionToolsError
+from sessiontools._log.entries import Usage
 
 # -- published prices, US dollars per million tokens -------------------------------------------
 

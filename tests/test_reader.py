@@ -30,7 +30,7 @@ from sessiontools import (
     iter_entries,
     read_session,
 )
-from sessiontools._reader import printable, shown_name
+from sessiontools._log.reader import printable, shown_name
 from tests.helpers import REPO, assistant, line, outcome, read_bytes, result, t, user
 
 README = REPO / "README.md"

@@ -20,7 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sessiontools import Entry, EntryError, iter_entries
-from sessiontools._entries import (
+from sessiontools._log.encode import encode_entry
+from sessiontools._log.entries import (
     NIL,
     NIL_MAP,
     Display,
@@ -40,7 +41,6 @@ from sessiontools._entries import (
     UnknownEntry,
     Usage,
 )
-from sessiontools._gojson import encode_entry
 
 from .helpers import SESSIONS
 
@@ -396,7 +396,7 @@ def test_the_fast_path_finds_what_the_scanner_finds(log: Path) -> None:
     """Raw texts are looked for in place first (``_found_in_place``), and found by scanning
     every token only when that fails; where the fast path answers, both agree, on where each
     is and on its text."""
-    from sessiontools._rawjson import _found_in_place, _message_raw, go_compact, raw_spans
+    from sessiontools._log.rawjson import _found_in_place, _message_raw, go_compact, raw_spans
 
     answered = 0
     for raw in log.read_bytes().split(b"\n"):
@@ -442,7 +442,7 @@ def test_strings_are_written_as_the_checked_writer_writes_them(text: str) -> Non
     """The fast string writer (orjson, then the HTML-safe escapes) and the one that goes
     character by character by Go's rules agree, lone surrogates and control characters
     included."""
-    from sessiontools._gojson import _string, _string_checked
+    from sessiontools._log.encode import _string, _string_checked
 
     assert _string(text) == _string_checked(text)
 
@@ -481,7 +481,7 @@ def test_a_repeated_name_is_read_as_go_reads_it(line: str, go: str) -> None:
 def test_raw_text_is_written_compacted_and_checked_strictly() -> None:
     import dataclasses
 
-    from sessiontools._gojson import RawJSON
+    from sessiontools._log.encode import RawJSON
 
     spaced = ToolCall("c", "t", {"a": 1}, input_json=b'{\n "a": 1 }')
     entry = Entry(
@@ -537,7 +537,7 @@ def test_a_line_as_deep_as_go_reads_is_read(levels: int, tmp_path: Path) -> None
     assert depth == levels - 7  # the innermost array is empty
     from click.testing import CliRunner
 
-    from sessiontools._cli import cli
+    from sessiontools._cli.main import cli
 
     run = _HEAD.split(',"message":')[0].replace('"message"', '"run_started"')
     line = _deep_line(levels, seq=2)
@@ -564,7 +564,7 @@ def test_a_line_deeper_than_go_reads_is_an_error_not_a_traceback() -> None:
         _read_one(line + b"\n" + line)
     from click.testing import CliRunner
 
-    from sessiontools._cli import cli
+    from sessiontools._cli.main import cli
 
     result = CliRunner().invoke(cli, ["otel", "-"], input=line + b"\n" + line + b"\n")
     assert result.exit_code == 1
@@ -597,7 +597,7 @@ def test_the_deep_parser_reads_what_pythons_json_reads_as_go_does(body: bytes) -
     """``parse_json`` (no recursion, for lines deeper than orjson and json read) accepts and
     refuses exactly what ``go_loads`` (Python's json, Go's way with invalid bytes and lone
     surrogates) does, with the same values; and with ``pairs=True`` it keeps every member."""
-    from sessiontools._rawjson import Pairs, go_loads, parse_json
+    from sessiontools._log.rawjson import Pairs, go_loads, parse_json
 
     try:
         expected = go_loads(body)

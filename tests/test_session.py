@@ -19,22 +19,20 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sessiontools import Entry, LabelSource, Message, Session, ToolCall, Usage, read_session
+from sessiontools._cost.price_file import Prices
 from sessiontools._errors import LabelError, PinError
-from sessiontools._model import open_session
-from sessiontools._prices import Prices
-from sessiontools._reader import LogReader
-from sessiontools._session import (
+from sessiontools._log.reader import LogReader
+from sessiontools._model.conversation import CallInfo, Decision, View
+from sessiontools._model.labels import (
     FORBIDDEN_DECISION,
     REFUSED_RESULT,
-    CallInfo,
-    Decision,
-    View,
     check_label,
     check_labels,
     display_id,
     forbidden,
     union_labels,
 )
+from sessiontools._model.session import open_session
 from tests.helpers import (
     SESSIONS,
     assistant,
@@ -652,7 +650,7 @@ def test_prices_cost() -> None:
 
 def test_reopened_through_file_and_memory_stores(tmp_path: Path) -> None:
     """The seed's promise, with the stores: write a session, close it, open it again."""
-    from sessiontools._store import FileStore, MemoryStore
+    from sessiontools._write.store import FileStore, MemoryStore
 
     closed = from_testdata("03")
     path = tmp_path / "session.jsonl"

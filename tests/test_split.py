@@ -1,4 +1,4 @@
-"""One export in two processes (``sessiontools._split``): the same bytes, warnings and errors as
+"""One export in two processes (``sessiontools._parallel.split``): the same bytes, warnings and errors as
 one process, at every cut.
 
 Most tests run the child's work in this process (``InProcessChild`` in tests/splitting.py), so
@@ -17,15 +17,10 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from sessiontools import (
-    DamagedLogError,
-    EntryError,
-    SessionBuilder,
-    Usage,
-    _split,
-    otlp_json,
-)
-from sessiontools._cli import cli
+from sessiontools import DamagedLogError, EntryError, SessionBuilder, Usage, otlp_json
+from sessiontools._cli.main import cli
+from sessiontools._parallel import cut as _cut
+from sessiontools._parallel import split as _split
 from tests import logs
 from tests.helpers import SESSIONS, assistant, line, outcome, result, user
 from tests.splitting import export, line_starts
@@ -160,13 +155,13 @@ def test_workers_none_splits_only_a_large_file(
     path = tmp_path / "built.jsonl"
     path.write_bytes(built_log(20))
     calls = split_ways
-    monkeypatch.setattr(_split, "available_cores", lambda: 2)
+    monkeypatch.setattr(_cut, "available_cores", lambda: 2)
     assert otlp_json(path, workers=None) == otlp_json(path)
     assert calls == []  # under SPLIT_FROM_BYTES
-    monkeypatch.setattr(_split, "SPLIT_FROM_BYTES", path.stat().st_size)
+    monkeypatch.setattr(_cut, "SPLIT_FROM_BYTES", path.stat().st_size)
     assert otlp_json(path, workers=None) == otlp_json(path)
     assert calls == ["child"]
-    monkeypatch.setattr(_split, "available_cores", lambda: 1)
+    monkeypatch.setattr(_cut, "available_cores", lambda: 1)
     otlp_json(path, workers=None)
     assert calls == ["child"]  # one core: no split
 
@@ -210,16 +205,16 @@ def test_find_cut_takes_a_run_that_needs_nothing_from_before(tmp_path: Path) -> 
     path = tmp_path / "cut.jsonl"
     path.write_bytes(data)
     assert data.index(b'"prompt":"crashes"') > len(data) // 2
-    cut = _split.find_cut(str(path), len(data))
+    cut = _cut.find_cut(str(path), len(data))
     assert cut is not None
     assert data[cut:].split(b"\n", 1)[0].endswith(b'"run_started":{"prompt":"this one"}}')
     # with no such run within reach: the first run after the middle
-    cut = _split.find_cut(str(path), len(data), scan_bytes=10)
+    cut = _cut.find_cut(str(path), len(data), scan_bytes=10)
     assert cut is not None
     assert data[cut:].split(b"\n", 1)[0].endswith(b'"run_started":{"prompt":"crashes"}}')
     one = tmp_path / "one.jsonl"
     one.write_bytes(logs.ONE_TOOL)
-    assert _split.find_cut(str(one), len(logs.ONE_TOOL)) is None  # one run: nowhere to cut
+    assert _cut.find_cut(str(one), len(logs.ONE_TOOL)) is None  # one run: nowhere to cut
 
 
 def test_workers_must_be_one_two_or_none() -> None:
@@ -235,8 +230,8 @@ def test_the_command_splits_a_large_log(
     path = tmp_path / "built.jsonl"
     path.write_bytes(built_log(30))
     ways = split_ways
-    monkeypatch.setattr(_split, "SPLIT_FROM_BYTES", 0)
-    monkeypatch.setattr(_split, "available_cores", lambda: 2)
+    monkeypatch.setattr(_cut, "SPLIT_FROM_BYTES", 0)
+    monkeypatch.setattr(_cut, "available_cores", lambda: 2)
     out = tmp_path / "out.json"
     got = CliRunner().invoke(cli, ["otel", str(path), "--out", str(out)])
     assert got.exit_code == 0, got.output
@@ -315,11 +310,11 @@ def test_find_cut_holds_no_line_whole(tmp_path: Path) -> None:
         f.truncate(64 << 20)
     tracemalloc.start()
     try:
-        assert _split.find_cut(str(path), 64 << 20) is None
+        assert _cut.find_cut(str(path), 64 << 20) is None
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert peak < 2 * _split.SCAN_BYTES + (1 << 20)
+    assert peak < 2 * _cut.SCAN_BYTES + (1 << 20)
 
 
 def test_a_gzip_log_is_read_in_one_process(tmp_path: Path, split_ways: list[str]) -> None:

@@ -1,4 +1,4 @@
-"""Cost tables of a log read in two processes (``sessiontools._split`` with
+"""Cost tables of a log read in two processes (``sessiontools._parallel.split`` with
 ``_costread._Rows``): the same frames, warnings and errors as one process, at every cut."""
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from sessiontools import EntryError, _split
-from sessiontools._split import find_cut as real_find_cut
+from sessiontools import EntryError
+from sessiontools._parallel import cut as _cut
+from sessiontools._parallel.cut import find_cut as real_find_cut
 from tests.helpers import line, outcome, usage
 from tests.splitting import cost_outcome, line_starts, split_here
 from tests.test_split import built_log, sample_logs
@@ -84,7 +85,7 @@ def test_negative_counts_on_both_sides_raise_the_first(tmp_path: Path, cut_costs
         cut = body.index(b'{"seq":10,')
         got = cut_costs_at(path, cut)
         assert got == cost_outcome(path, 1)
-        # an error in the log, named by its line (sessiontools._limits), in both processes
+        # an error in the log, named by its line (sessiontools._log.limits), in both processes
         assert got[2] is not None and got[2][0] is EntryError
         assert ": line " in got[2][1] and "input_tokens is -1" in got[2][1]
 
@@ -94,14 +95,14 @@ def test_the_command_reads_a_large_log_in_two(
 ) -> None:
     from click.testing import CliRunner
 
-    from sessiontools._cli import cli
+    from sessiontools._cli.main import cli
 
     path = tmp_path / "built.jsonl"
     path.write_bytes(built_log(30))
     outputs = []
     for split_from in (10**12, 0):
-        monkeypatch.setattr(_split, "SPLIT_FROM_BYTES", split_from)
-        monkeypatch.setattr(_split, "available_cores", lambda: 2)
+        monkeypatch.setattr(_cut, "SPLIT_FROM_BYTES", split_from)
+        monkeypatch.setattr(_cut, "available_cores", lambda: 2)
         out = tmp_path / f"cost{split_from}.json"
         got = CliRunner().invoke(cli, ["cost", str(path), "--format", "json", "--out", str(out)])
         assert got.exit_code == 0, got.output

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from sessiontools import _split
+from sessiontools._parallel import cut as _cut
 from tests.splitting import cost_outcome, cut_where, line_starts, split_here
 from tests.test_split import built_log
 from tests.test_split_edges import random_log
@@ -186,7 +186,7 @@ def test_the_command_forked_with_prices_since_until_and_every_grouping(
 ) -> None:
     from click.testing import CliRunner
 
-    from sessiontools._cli import cli
+    from sessiontools._cli.main import cli
 
     a = built_log(30)
     a = _late(  # a tool's own model calls after the cut
@@ -225,8 +225,8 @@ def test_the_command_forked_with_prices_since_until_and_every_grouping(
     for args in variants:
         got = []
         for split_from in (10**12, 0):
-            monkeypatch.setattr(_split, "SPLIT_FROM_BYTES", split_from)
-            monkeypatch.setattr(_split, "available_cores", lambda: 2)
+            monkeypatch.setattr(_cut, "SPLIT_FROM_BYTES", split_from)
+            monkeypatch.setattr(_cut, "available_cores", lambda: 2)
             r = CliRunner().invoke(cli, ["cost", *paths, *args])
             got.append((r.exit_code, r.stdout, r.stderr))
         assert got[0] == got[1], args

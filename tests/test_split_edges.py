@@ -1,4 +1,4 @@
-"""Edge cases of the export in two processes (``sessiontools._split``), from a review that
+"""Edge cases of the export in two processes (``sessiontools._parallel.split``), from a review that
 tried to break it.
 
 The claim under test: for any log and any cut, ``workers=2`` gives the bytes, the warnings
@@ -31,10 +31,11 @@ from sessiontools import (
     DamagedLogError,
     LogStructureWarning,
     UnknownEntryWarning,
-    _split,
     export_otlp_json,
     otlp_json,
 )
+from sessiontools._parallel import cut as _cut
+from sessiontools._parallel import split as _split
 from tests.helpers import REPO, assistant, line, outcome, result, t, usage, user
 from tests.splitting import export, line_starts
 from tests.test_split import built_log
@@ -73,7 +74,8 @@ def open_fds() -> set[str]:
 
 SIGCHLD_SCRIPT = """
     import os, signal, sys, tempfile, time
-    from sessiontools import otlp_json, _split
+    from sessiontools import otlp_json
+    from sessiontools._parallel import split as _split
     from tests.test_split import built_log
     p = os.path.join(tempfile.mkdtemp(), "log.jsonl")
     open(p, "wb").write(built_log(30))
@@ -119,8 +121,8 @@ def test_the_command_with_sigchld_ignored(tmp_path: Path) -> None:
     # exports the log.
     log = tmp_path / "big.jsonl"
     log.write_bytes(built_log(3300))  # 8.6 MB
-    assert log.stat().st_size >= _split.SPLIT_FROM_BYTES
-    if _split.available_cores() < 2:
+    assert log.stat().st_size >= _cut.SPLIT_FROM_BYTES
+    if _cut.available_cores() < 2:
         pytest.skip("the command splits only with two cores")
     out = tmp_path / "out.json"
     got = run_script(
@@ -345,7 +347,7 @@ def _split_find_cut_is(path: Path, cut: int) -> None:
     """Also check the real forked path at that cut."""
     mp = pytest.MonkeyPatch()
     try:
-        mp.setattr(_split, "find_cut", lambda p, s: cut)
+        mp.setattr(_cut, "find_cut", lambda p, s: cut)
         assert export(path, workers=2) == export(path, workers=1)
     finally:
         mp.undo()
@@ -467,7 +469,7 @@ def test_the_line_at_the_cut_is_a_bad_or_torn_run_started(tmp_path: Path, cut_at
     expected = export(path, workers=1)
     assert expected[1] and expected[2] is None
     assert cut_at(path, len(R1 + R2)) == expected
-    assert _split.find_cut(str(path), len(data)) == len(R1 + R2)
+    assert _cut.find_cut(str(path), len(data)) == len(R1 + R2)
     assert export(path, workers=2) == expected
 
 
@@ -494,7 +496,7 @@ def test_warnings_as_errors_in_the_forked_path(tmp_path: Path) -> None:
         got = []
         for workers in (1, 2):
             mp = pytest.MonkeyPatch()
-            mp.setattr(_split, "find_cut", lambda p, s: len(R1))
+            mp.setattr(_cut, "find_cut", lambda p, s: len(R1))
             fds = open_fds()
             try:
                 with warnings.catch_warnings():
@@ -736,7 +738,7 @@ def test_random_logs_forked_at_each_run(tmp_path: Path, monkeypatch: pytest.Monk
                 or b'"type":"run_started"' not in data[cut : cut + 80]
             ):
                 continue
-            monkeypatch.setattr(_split, "find_cut", lambda p, s, cut=cut: cut)
+            monkeypatch.setattr(_cut, "find_cut", lambda p, s, cut=cut: cut)
             assert export(path, workers=2) == expected, (i, cut)
     assert no_child_left()
     assert gc.get_freeze_count() == 0
@@ -744,10 +746,10 @@ def test_random_logs_forked_at_each_run(tmp_path: Path, monkeypatch: pytest.Monk
 
 SIGNAL_SCRIPT = """
     import os, sys, time
-    from sessiontools import _split
+    from sessiontools._parallel import cut as _cut, split as _split
     from sessiontools._main import run
-    _split.SPLIT_FROM_BYTES = 0
-    _split.available_cores = lambda: 2
+    _cut.SPLIT_FROM_BYTES = 0
+    _cut.available_cores = lambda: 2
     read_tail = _split.read_tail
     pid_file = sys.argv[3]
     def slow(*args):  # the child: says who it is, then takes its time

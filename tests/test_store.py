@@ -36,10 +36,10 @@ from sessiontools import (
     Usage,
     iter_entries,
 )
-from sessiontools._entries import NIL
 from sessiontools._errors import StoreError, StoreLockedError
-from sessiontools._gojson import encode_entry
-from sessiontools._store import FileStore, MemoryStore, Store
+from sessiontools._log.encode import encode_entry
+from sessiontools._log.entries import NIL
+from sessiontools._write.store import FileStore, MemoryStore, Store
 from tests.helpers import SESSIONS
 from tests.store_writer import BASE_UNIX_NANO, make_entry
 

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sessiontools import format_rfc3339, parse_rfc3339
-from sessiontools._times import ZERO_TIME_UNIX_NANO
+from sessiontools._log.times import ZERO_TIME_UNIX_NANO
 
 
 @pytest.mark.parametrize(

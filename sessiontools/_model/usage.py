@@ -26,8 +26,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ._entries import Usage
-from ._errors import SessionToolsError
+from .._errors import UsageConventionError
+from .._log.entries import Usage
 
 __all__ = [
     "OTelUsage",
@@ -39,10 +39,6 @@ __all__ = [
     "inclusive_input_tokens",
     "to_otel",
 ]
-
-
-class UsageConventionError(SessionToolsError, ValueError):
-    """Counts that do not fit their convention: one would be negative once converted."""
 
 
 class OTelUsage(NamedTuple):

@@ -9,43 +9,30 @@ processes read.
 from __future__ import annotations
 
 import concurrent.futures
-import errno
-import fnmatch
 import functools
-import glob
 import multiprocessing
 import os
 import signal
-import stat
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, TypeAlias
 
-from . import _split
-from ._entries import Usage
-from ._errors import LogError, SessionToolsWarning
-from ._identity import RunIdentity, run_identity
-from ._model import Run, Session
-from ._otel import default_conversation_id
-from ._reader import MAX_LINE_BYTES, ClosingLine, LogReader, shown_name
-from ._split import available_cores, default_signals
-from ._usage import UsageConventionError, check_counts
+from .._errors import LogError, SessionToolsWarning, UsageConventionError
+from .._log.entries import Usage
+from .._log.reader import MAX_LINE_BYTES, ClosingLine, LogReader, shown_name
+from .._log.sources import Found, LogStream, Unlisted, default_conversation_id
+from .._model.identity import RunIdentity, run_identity
+from .._model.runs import Run
+from .._model.session import Session
+from .._model.usage import check_counts
+from .._parallel import split as _split
+from .._parallel.cut import available_cores
+from .._parallel.pool import _STOP, MAX_WORKERS, PARALLEL_FROM, _worker_signals
 
-__all__ = [
-    "COLUMNS",
-    "LOG_PATTERNS",
-    "MAX_WORKERS",
-    "PARALLEL_FROM",
-    "DirectoryError",
-    "Found",
-    "LogReads",
-    "LogStream",
-    "Logs",
-    "Unlisted",
-    "find_logs",
-]
+__all__ = ["COLUMNS", "LogReads", "Logs"]
+
 
 #: What ``read_costs`` takes: a path to a log, a directory (searched for ``*.jsonl`` and
 #: ``*.jsonl.gz``), a glob pattern, a file opened in binary mode (standard input), a ``Session``
@@ -55,7 +42,9 @@ Logs: TypeAlias = (
     "| Iterable[str | os.PathLike[str] | IO[bytes] | Session | LogStream | Unlisted]"
 )
 
+
 _TIME = "datetime64[ns, UTC]"
+
 
 #: Every frame's columns and dtypes, in order.
 COLUMNS: dict[str, dict[str, str]] = {
@@ -125,131 +114,11 @@ COLUMNS: dict[str, dict[str, str]] = {
     },
 }
 
+
 _HEAD = ("session", "conversation_id", "run_index", "run_start_seq")
+
+
 _TOKENS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
-
-
-#: The names a directory's logs have (``*.jsonl.gz``: a log kept compressed).
-LOG_PATTERNS = ("*.jsonl", "*.jsonl.gz")
-
-
-@dataclass(frozen=True, slots=True)
-class LogStream:
-    """A log read from a file already open in binary mode (standard input), by ``name``."""
-
-    file: IO[bytes]
-    name: str
-
-
-class DirectoryError(OSError):
-    """A directory given (or found inside one) whose logs cannot be listed."""
-
-    def __str__(self) -> str:
-        return f"{self.filename}: cannot read the directory: {self.strerror}"
-
-
-@dataclass(frozen=True, slots=True)
-class Unlisted:
-    """A directory that could not be searched: reading it gives its ``DirectoryError``."""
-
-    path: Path
-    error: DirectoryError
-
-
-#: What ``find_logs`` finds.
-Found: TypeAlias = "Path | Session | LogStream | Unlisted"
-
-# A stat that fails with these means the path names nothing (a symlink loop is a broken link).
-_MISSING = (errno.ENOENT, errno.ENOTDIR, errno.ELOOP)
-
-
-def find_logs(logs: Logs) -> list[Found]:
-    """The logs ``read_costs`` reads, in its order: directories (their ``*.jsonl`` and
-    ``*.jsonl.gz``, recursively, not through symbolic links to directories) and globs expanded
-    and sorted; files open in binary mode (``LogStream``) and sessions as they are. What it
-    found can be given to it again, unchanged.
-
-    A path that exists but cannot be examined (a name too long for the system, a file in a
-    directory without permission) is kept: reading it says why it cannot be read. A directory
-    that cannot be listed, or a directory inside it, is ``Unlisted``: reading it raises its
-    ``DirectoryError`` (an ``OSError``), as an unreadable log raises its own.
-
-    Raises:
-        FileNotFoundError: a path or pattern that names nothing, a broken symbolic link, a
-            path that is neither a file nor a directory, a directory with no log and nothing
-            it could not read.
-    """
-    items: Iterable[Any] = (
-        [logs]
-        if isinstance(logs, str | os.PathLike | Session | LogStream | Unlisted) or _is_file(logs)
-        else logs
-    )  # fmt: skip
-    out: list[Found] = []
-    for item in items:
-        if isinstance(item, Session | LogStream | Unlisted):  # found already
-            out.append(item)
-            continue
-        if _is_file(item):
-            name = getattr(item, "name", None)
-            out.append(LogStream(item, name if isinstance(name, str) else "<stream>"))
-            continue
-        path = Path(item)
-        try:
-            st = os.stat(path)
-        except OSError as e:
-            if e.errno not in _MISSING and not glob.has_magic(os.fspath(item)):
-                out.append(path)  # it is there, or may be: its read says what is wrong
-                continue
-            if os.path.lexists(path):
-                raise FileNotFoundError(f"{path} is a broken symbolic link") from None
-            matches = sorted(glob.glob(os.fspath(item), recursive=True))
-            files = [Path(m) for m in matches if os.path.isfile(m)]
-            if not files:
-                raise FileNotFoundError(f"no log at {os.fspath(item)}") from None
-            out.extend(files)
-            continue
-        if stat.S_ISDIR(st.st_mode):
-            found = _search(path)
-            if not found:
-                raise FileNotFoundError(f"no {' or '.join(LOG_PATTERNS)} log in {path}")
-            out.extend(found)
-        elif stat.S_ISREG(st.st_mode):
-            out.append(path)
-        else:
-            raise FileNotFoundError(f"{path} is not a file")
-    return out
-
-
-def _is_file(item: object) -> bool:
-    """A file object (opened in binary mode, we trust), not a path or a list of paths."""
-    return hasattr(item, "read") and not isinstance(item, str | os.PathLike | Session)
-
-
-def _search(directory: Path) -> list[Path | Unlisted]:
-    """The logs in ``directory`` and below, sorted by path, with the directories that could
-    not be listed in their place. Symbolic links to directories are not followed (as
-    ``Path.rglob``); a symbolic link to a log is a log."""
-    found: list[tuple[Path, Path | Unlisted]] = []
-
-    def unlisted(error: OSError) -> None:
-        where = Path(error.filename) if error.filename is not None else directory
-        problem = DirectoryError(error.errno, error.strerror, os.fspath(where))
-        found.append((where, Unlisted(where, problem)))
-
-    for root, _, names in os.walk(directory, onerror=unlisted):
-        for name in names:
-            if any(fnmatch.fnmatchcase(name, pattern) for pattern in LOG_PATTERNS):
-                path = Path(root, name)
-                try:
-                    is_file = stat.S_ISREG(os.stat(path).st_mode)  # a symlink to a log is a log
-                except OSError as e:
-                    # a broken symbolic link is no log; one that cannot be examined (a
-                    # directory that can be listed but not searched) is: its read says why
-                    is_file = e.errno not in _MISSING
-                if is_file:
-                    found.append((path, path))
-    found.sort(key=lambda pair: pair[0])
-    return [item for _, item in found]
 
 
 class _Columns:
@@ -473,12 +342,6 @@ def _put(columns: dict[str, list[Any]], head: tuple[str, str, int, int]) -> None
         columns[name].append(value)
 
 
-#: ``read_costs`` reads in several processes from this many files on (see ``workers``).
-PARALLEL_FROM = 32
-#: ... and with at most this many processes.
-MAX_WORKERS = 8
-
-
 @dataclass(frozen=True, slots=True)
 class _LogRead:
     """One log read into rows, in whichever process read it; or what went wrong."""
@@ -504,7 +367,7 @@ def _read_log(
         try:
             opened = source.file if isinstance(source, LogStream) else source
             # export=True: what the frames cannot hold is an EntryError (file, line, byte), as
-            # in `sessiontools otel` (sessiontools._limits)
+            # in `sessiontools otel` (sessiontools._log.limits)
             with LogReader(opened, name=name, export=True, max_line_bytes=max_line_bytes) as log:
                 job = _Rows(name)
                 # a stream given (standard input) is read here, in order
@@ -576,20 +439,6 @@ def _add(
             except UsageConventionError as e:
                 error = e
     return error
-
-
-def _worker_signals() -> None:
-    """A pool worker runs no signal handler of the process that started it (such as the
-    command's), and leaves Ctrl-C and SIGTERM, which may reach the whole process group, to
-    that process: it stops the pool in order, once the logs being read are read. (A worker
-    killed while it sends a log back would leave the pool waiting for the rest forever.)"""
-    default_signals()
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP)  # blocked while it was forked
-
-
-_STOP = {signal.SIGINT, signal.SIGTERM}
 
 
 class LogReads:

@@ -27,7 +27,7 @@ from typing import Any, TypeAlias, cast
 
 import orjson
 
-from ._entries import Entry, Message, MessageEntry, UnknownEntry
+from .entries import Entry, Message, MessageEntry, UnknownEntry
 
 __all__ = ["attach_raw", "go_compact", "go_loads", "go_text", "loads", "raw_spans"]
 

@@ -32,24 +32,21 @@ from typing import Any, TypeAlias
 import numpy as np
 import pandas as pd
 
-from ._costread import (
-    _TIME,
-    _TOKENS,
-    COLUMNS,
-    DirectoryError,
-    LogReads,
-    Logs,
-    _Columns,
-    _LogRows,
-    find_logs,
+from .._errors import (
+    CostMismatchWarning,
+    LogError,
+    OutOfRangeError,
+    UsageConventionError,
 )
-from ._errors import LogError, OutOfRangeError, SessionToolsWarning
-from ._limits import INT64_MAX, check_run
-from ._model import Session
-from ._names import GROUPS
-from ._prices import PriceBook, Prices
-from ._reader import MAX_LINE_BYTES
-from ._usage import UsageConventionError
+from .._log.decode import INT64_MAX
+from .._log.limits import check_run
+from .._log.reader import MAX_LINE_BYTES
+from .._log.sources import DirectoryError, find_logs
+from .._model.session import Session
+from .names import GROUPS
+from .price_book import PriceBook
+from .price_file import Prices
+from .rows import _TIME, _TOKENS, COLUMNS, LogReads, Logs, _Columns, _LogRows
 
 __all__ = [
     "COLUMNS",
@@ -93,10 +90,6 @@ def usd_text(value: float) -> str:
     if decimals > 12:
         return f"{value:.2e}"
     return f"{value:.{decimals}f}"
-
-
-class CostMismatchWarning(SessionToolsWarning):
-    """A transcript's ``cost_usd`` differs from the computed cost of its run by more than 1%."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,7 +251,7 @@ class _Builder:
         runs = self.runs.data
         for name in (*_TOKENS, "total_tokens"):
             # in integers: a float sum loses counts past 2^53, and one that rounds up to 2^63
-            # wraps. A run's counts add up to 2^63-1 at most (sessiontools._limits).
+            # wraps. A run's counts add up to 2^63-1 at most (sessiontools._log.limits).
             values = calls[name].fillna(0).to_numpy(dtype=np.int64)
             sums = np.zeros(n_runs, dtype=np.int64)
             np.add.at(sums, run_rows, values)
@@ -407,7 +400,7 @@ def read_costs(
             per available core (at most ``MAX_WORKERS``) from ``PARALLEL_FROM`` files on, else
             1 (a pool costs more than it saves on a few files). Without a pool, and unless
             ``workers`` is 1, a log of 8 MB or more is read in two processes, cut at a run
-            near its middle (``sessiontools._split``, as ``sessiontools otel`` does).
+            near its middle (``sessiontools._parallel.split``, as ``sessiontools otel`` does).
             ``sessiontools cost`` passes ``None``. In a notebook, whose kernel runs threads,
             forking is best avoided: keep 1. The tables are the same whatever the number: logs
             are taken in order.
@@ -421,7 +414,7 @@ def read_costs(
         LogError, OSError: a log cannot be read (unless ``skip_damaged``); an
             ``EntryError`` also for what the frames cannot hold (a negative token count, a
             time before 1970 or after 2262-04-11, a run's token counts adding up past
-            2^63-1: ``sessiontools._limits``), as ``sessiontools otel`` reports it.
+            2^63-1: ``sessiontools._log.limits``), as ``sessiontools otel`` reports it.
         UsageConventionError, OutOfRangeError: the same in a ``Session`` given (even with
             ``skip_damaged``).
         FileNotFoundError: a path or glob names nothing.
@@ -434,7 +427,7 @@ def read_costs(
     started = (
         logs
         if isinstance(logs, LogReads)
-        else LogReads(find_logs(logs), workers, max_line_bytes=max_line_bytes)
+        else LogReads(find_logs(logs, keep=(Session,)), workers, max_line_bytes=max_line_bytes)
     )
     builder = _Builder()
     skipped: list[SkippedLog] = []
@@ -588,7 +581,7 @@ def cost_by(calls: pd.DataFrame, by: str | Sequence[str]) -> pd.DataFrame:
 
 def _check_sums(calls: pd.DataFrame) -> None:
     """Raise ``OutOfRangeError`` when a token column adds up past 2^63-1 (module docstring of
-    ``sessiontools._limits``): a float sum says when that is possible, integers say."""
+    ``sessiontools._log.limits``): a float sum says when that is possible, integers say."""
     for name in (*_TOKENS, "total_tokens"):
         column = calls[name]
         rough = float(np.abs(column.fillna(0).to_numpy(dtype=np.float64)).sum())

@@ -40,9 +40,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._entries import BadEntry, Entry, decode_entry
-from ._rawjson import Pairs, Path, RawTexts, find_raw, loads, parse_json, with_raw
-from ._times import parse_rfc3339
+from .decode import BadEntry, decode_entry
+from .entries import Entry
+from .rawjson import Pairs, Path, RawTexts, find_raw, loads, parse_json, with_raw
+from .times import parse_rfc3339
 
 __all__ = ["decode_exact", "merge_entry", "repeats_a_name"]
 

@@ -41,7 +41,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from ._model import Run
+from .runs import Run
 
 __all__ = ["RunIdentity", "run_identity"]
 

@@ -29,7 +29,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._entries import (
+from .._errors import OutOfRangeError
+from .._model.usage import check_counts
+from .entries import (
     ZERO_USAGE,
     Entry,
     MessageEntry,
@@ -39,12 +41,10 @@ from ._entries import (
     ToolResultEntry,
     Usage,
 )
-from ._errors import OutOfRangeError
-from ._times import format_rfc3339
-from ._usage import check_counts
+from .times import format_rfc3339
 
 if TYPE_CHECKING:
-    from ._model import Run
+    from .._model.runs import Run
 
 __all__ = [
     "INT64_MAX",

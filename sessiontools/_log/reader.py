@@ -42,14 +42,7 @@ from typing import IO, Any, BinaryIO, TypeAlias
 
 import orjson
 
-from ._entries import (
-    BadEntry,
-    Entry,
-    Outcome,
-    decode_entry,
-    decode_outcome,
-)
-from ._errors import (
+from .._errors import (
     DamagedLogError,
     EntryError,
     LogError,
@@ -57,11 +50,13 @@ from ._errors import (
     TornTailWarning,
     UnknownEntryWarning,
 )
-from ._gomerge import decode_exact
-from ._limits import HINT as _LIMIT_HINT
-from ._limits import ExportLimits
-from ._rawjson import TooDeepError, go_loads
-from ._warnings import Warnings
+from .decode import BadEntry, decode_entry, decode_outcome
+from .entries import Entry, Outcome
+from .gomerge import decode_exact
+from .limits import HINT as _LIMIT_HINT
+from .limits import ExportLimits
+from .rawjson import TooDeepError, go_loads
+from .warnings import Warnings
 
 __all__ = [
     "MAX_LINE_BYTES",
@@ -288,12 +283,12 @@ class LogReader:
             byte of it that is not UTF-8 is shown as U+FFFD (``shown_name``).
         exact: keep the text of raw JSON values (``ToolCall.input_json``,
             ``Native.data_json``, ``UnknownEntry.data_json``) and read a name given twice in
-            one object as Go does (``sessiontools._gomerge``; a plain read keeps the last),
+            one object as Go does (``sessiontools._log.gomerge``; a plain read keeps the last),
             so that ``encode_entry`` writes each entry as Go would write it again, byte for
             byte. Slower; the session library's stores read this way, the exporters do not.
             An exact read also keeps an entry that repeats the one before it (see below).
         export: also refuse, as an ``EntryError`` naming the line, what an export cannot
-            hold although agentloop reads it (``sessiontools._limits``): a negative token
+            hold although agentloop reads it (``sessiontools._log.limits``): a negative token
             count, a time before 1970-01-01 or after 2262-04-11T23:47:16.854775807Z, a
             negative ``wait_ms``, the token counts of a run adding up past 2^63-1. Both
             exporters (``export_otlp_json``, ``read_costs``) read this way; the session

@@ -35,11 +35,12 @@ import os
 import threading
 from typing import Any, Protocol, runtime_checkable
 
-from ._entries import Entry, is_entry_shaped
-from ._errors import StoreError, StoreLockedError
-from ._gojson import encode_entry
-from ._rawjson import loads
-from ._reader import LogReader
+from .._errors import StoreError, StoreLockedError
+from .._log.decode import is_entry_shaped
+from .._log.encode import encode_entry
+from .._log.entries import Entry
+from .._log.rawjson import loads
+from .._log.reader import LogReader
 
 __all__ = ["FileStore", "MemoryStore", "Store"]
 

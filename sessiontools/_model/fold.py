@@ -39,236 +39,47 @@ A start later than its end (a clock stepped back between two entries) is moved t
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, cast
 
-from ._entries import (
+from .._errors import LogStructureWarning
+from .._fast import fast_maker
+from .._log.entries import (
     ZERO_USAGE,
     CallStartedEntry,
     DecisionEntry,
     Entry,
     LabelsEntry,
-    Message,
     MessageEntry,
-    ModelError,
     ModelErrorEntry,
     Outcome,
     PinsEntry,
     RunStartedEntry,
-    ToolCall,
     ToolResultEntry,
     UnknownEntry,
     Usage,
 )
-from ._errors import LogStructureWarning, PinError
-from ._reader import MAX_LINE_BYTES, ClosingLine, LogReader, LogSource, TornTail
-from ._values import fast_maker
-from ._warnings import Warnings
+from .._log.warnings import Warnings
+from .runs import _MS, FailedCall, LabelSource, Run, ToolCallRecord, ToolModelCall, Turn
 
 if TYPE_CHECKING:  # loaded when a Session first needs them: reading and exporting do not
-    from ._session import CallInfo, Conversation, View
+    pass
 
-__all__ = [
-    "FailedCall",
-    "LabelSource",
-    "RecordingCalls",
-    "Run",
-    "Session",
-    "SessionFold",
-    "ToolCallRecord",
-    "ToolModelCall",
-    "Turn",
-    "iter_runs",
-    "open_session",
-    "read_session",
-]
-
-_MS = 1_000_000
-
-
-@dataclass(frozen=True, slots=True)
-class Turn:
-    """One successful model call: an assistant ``message`` entry.
-
-    Attributes:
-        seq, time_unix_nano: the entry's; the call ended then.
-        start_time_unix_nano: when the call began, by the rule in the module docstring.
-        provider: ``native.provider`` (``anthropic``, ``openai``, ...), ``""`` if absent.
-        request_model: the model asked for (``native.model``, else the served model).
-        model: the model that served the turn (the entry's ``model``, else ``native.model``).
-        stop: why the response ended (``end_turn``, ``tool_use``, ``max_tokens``, ...).
-        usage: what the call cost, in agentloop's four disjoint counts.
-        call_ids: the ids of the tool calls it asked for, in order (Go's ``Turn.Calls``).
-        message_index: the turn's index in ``Session.messages()`` (Go's ``Turn.Message``):
-            every ``message`` entry before it in the log counts one, and so does each run of
-            ``tool_result`` entries gathered into one user message (``_session.conversation``).
-    """
-
-    seq: int
-    time_unix_nano: int
-    start_time_unix_nano: int
-    provider: str
-    request_model: str
-    model: str
-    stop: str
-    usage: Usage
-    call_ids: tuple[str, ...]
-    message_index: int
-
-
-@dataclass(frozen=True, slots=True)
-class FailedCall:
-    """One model call that failed: a ``model_error`` entry.
-
-    Attributes:
-        seq, time_unix_nano: the entry's; the call ended then.
-        start_time_unix_nano: when the call began, by the rule in the module docstring.
-        error: the ``ModelError`` (``kind``, HTTP ``status``, provider ``message``).
-        retry: whether the loop tried again, after ``wait_ms`` milliseconds.
-        provider, request_model: not in the entry; those of the nearest turn before it in the
-            session, else of the next turn of its run, else ``""`` (design/traces.md).
-    """
-
-    seq: int
-    time_unix_nano: int
-    start_time_unix_nano: int
-    error: ModelError
-    retry: bool
-    wait_ms: int
-    provider: str
-    request_model: str
-
-
-@dataclass(frozen=True, slots=True)
-class ToolModelCall:
-    """A model call a tool made (``tool_result.usage[index]``): the ``model`` and its usage.
-
-    The log gives it no times of its own, nor a provider.
-    """
-
-    index: int
-    model: str
-    usage: Usage
-
-
-@dataclass(frozen=True, slots=True)
-class ToolCallRecord:
-    """One tool call as one run saw it.
-
-    A call usually lives in one run. A call its run left without a result (a crash) appears
-    twice: in that run, with ``has_result`` false, and in the run that settles it, with
-    ``resumed`` true.
-
-    Attributes:
-        call_id, tool: the call's id and the tool's name (``""`` when this log never names
-            it, as in a transcript of the run that settles a call).
-        message_seq, index: the assistant message that asked for it and the call's index among
-            its tool calls; ``None`` and 0 when that message is not in this log.
-        open_seq, open_index: the entry that opens the call in this run: the asking message
-            and ``index``; for a resumed call, the first entry of this run about it, index 0.
-            Its span id is keyed on them, except for a call this run settles, keyed on its
-            ``tool_result`` (``result_seq``, index 0; design/traces.md "Identity and order").
-        verdict: the latest decision on the call (``allow``, ``deny``), ``""`` if none.
-        start_time_unix_nano, end_time_unix_nano: by the rule in the module docstring.
-        started: a ``call_started`` for it is in this run.
-        has_result: its ``tool_result`` is in this run; ``is_error`` is the result's flag and
-            ``result_seq`` the entry's ``seq`` (``None`` without a result).
-        refused: the run's ``Outcome.refused`` names it.
-        resumed: it was asked for in an earlier run.
-        labels: the labels its decision (when allowed) and result (unless refused) in this
-            run gave the session, sorted.
-        model_calls: the model calls the tool made (``tool_result.usage``).
-    """
-
-    call_id: str
-    tool: str
-    message_seq: int | None
-    index: int
-    open_seq: int
-    open_index: int
-    verdict: str
-    start_time_unix_nano: int
-    end_time_unix_nano: int
-    started: bool
-    has_result: bool
-    is_error: bool
-    result_seq: int | None
-    refused: bool
-    resumed: bool
-    labels: tuple[str, ...]
-    model_calls: tuple[ToolModelCall, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Run:
-    """One run: from ``run_started`` to its ``run_ended``, or to its last entry if it crashed.
-
-    Attributes:
-        index: the run's 0-based position in the log.
-        start_seq, start_time_unix_nano: its ``run_started`` entry's.
-        end_seq, end_time_unix_nano: its ``run_ended`` entry's, or its last entry's.
-        outcome: the ``Outcome``; ``None`` when the run crashed.
-        reason: ``outcome.reason``, or ``crashed``.
-        turn_count: ``outcome.turns``, else the number of turns.
-        usage: ``outcome.usage``, else the sum of its model calls' (its tools' included).
-        turns, failed_calls, tool_calls: in log order (tool calls by the entry that opens them).
-        labels: the labels the session holds when the run ends, sorted.
-        provider, request_model: the one every model call of the run used, ``""`` when they
-            differ or none is known (a tool's model calls have a model and no provider).
-        prompt: its ``run_started`` entry's prompt (``""`` on a bare resume); with
-            ``start_seq`` and ``start_time_unix_nano`` it is all that entry holds, and part of
-            the run's identity (``sessiontools._identity``).
-    """
-
-    index: int
-    start_seq: int
-    start_time_unix_nano: int
-    end_seq: int
-    end_time_unix_nano: int
-    outcome: Outcome | None
-    reason: str
-    turn_count: int
-    usage: Usage
-    turns: tuple[Turn, ...]
-    failed_calls: tuple[FailedCall, ...]
-    tool_calls: tuple[ToolCallRecord, ...]
-    labels: tuple[str, ...]
-    provider: str
-    request_model: str
-    prompt: str = ""
-
-    @property
-    def crashed(self) -> bool:
-        """The run has no ``run_ended``."""
-        return self.outcome is None
-
-    @property
-    def duration_ms(self) -> float:
-        """From start to end, in milliseconds."""
-        return (self.end_time_unix_nano - self.start_time_unix_nano) / _MS
-
-
-@dataclass(frozen=True, slots=True)
-class LabelSource:
-    """The entry that first gave the session a label (Go's ``LabelSource``).
-
-    ``kind`` is ``seed`` (a ``labels`` entry, or whatever source it names) or ``tool`` (a
-    call's decision or result, named by ``tool`` and ``call_id``); ``seq`` is the entry's.
-    """
-
-    kind: str
-    seq: int
-    tool: str = ""
-    call_id: str = ""
+__all__ = ["RecordingCalls", "SessionFold", "iter_runs"]
 
 
 _new_turn = fast_maker(Turn)
+
+
 _new_failed = fast_maker(FailedCall)
+
+
 _new_tool_model_call = fast_maker(ToolModelCall)
+
+
 _new_record = fast_maker(ToolCallRecord)
+
+
 _new_run = fast_maker(Run)
 
 
@@ -833,229 +644,3 @@ def iter_runs(entries: Iterable[Entry], fold: SessionFold | None = None) -> Iter
     run = fold.finish()
     if run is not None:
         yield run
-
-
-@dataclass(frozen=True, slots=True)
-class Session:
-    """A whole session: its entries, and everything derived from them (Go's ``Session``).
-
-    Go's methods are methods here, in snake case: ``labels()``, ``label_sources()``,
-    ``pins()``, ``usage()`` (computed as the log is read), ``messages()``, ``pending()``,
-    ``call(id)``, ``turns()``, ``view()`` (computed on first use and kept) and
-    ``check_pins(pins)``; Go's ``Entries()`` is the attribute ``entries``. Go's
-    ``AddLabels`` has no counterpart: a ``Session`` is read, never written (write with a store,
-    or ``SessionBuilder``). ``runs`` is this package's own (the session model of design
-    reading.md).
-
-    **Equality.** A session is its entries and nothing else (the seed), so ``==`` compares
-    ``entries`` and what is derived from them (``runs``, the labels, their sources, the pins,
-    the usage), and not how it was read: ``name``, ``torn_tail``, ``closing_line``
-    and ``warnings`` are left out, as is each entry's ``line``. So a session reopened from its
-    store (``open_session``), or read from the file (``read_session``), or made from the same
-    entries (``from_entries``), equals the session that was closed; a torn last line, which
-    was never an entry, changes nothing.
-
-    Attributes:
-        name: the log's name in messages (its path, or ``<stdin>``).
-        entries: every entry, in order.
-        runs: every run, in order, crashed ones included.
-        torn_tail: the ignored last line, if the last write was cut short.
-        closing_line: a transcript's closing outcome line, if the log is a transcript.
-        warnings: the warnings given while reading, one line each.
-    """
-
-    name: str = field(compare=False)
-    entries: tuple[Entry, ...]
-    runs: tuple[Run, ...]
-    _labels: tuple[str, ...]
-    _label_sources: Mapping[str, LabelSource]
-    _pins: Mapping[str, str]
-    _usage: Usage
-    torn_tail: TornTail | None = field(compare=False)
-    closing_line: ClosingLine | None = field(compare=False)
-    warnings: tuple[str, ...] = field(compare=False)
-    _memo: dict[str, Any] = field(
-        default_factory=dict, init=False, repr=False, compare=False, hash=False
-    )
-
-    @classmethod
-    def from_entries(cls, entries: Iterable[Entry], *, name: str = "<entries>") -> Session:
-        """The session that ``entries`` (a log's, in order) are (Go's ``OpenSession`` on a
-        store holding them). No entries make a new, empty session.
-
-        Warns:
-            LogStructureWarning: see ``SessionFold``.
-        """
-        kept = tuple(entries)
-        fold = SessionFold(name)
-        runs = tuple(iter_runs(kept, fold))
-        return _session(name, kept, runs, fold, None, None)
-
-    def _conversation(self) -> Conversation:
-        memo = self._memo
-        found = memo.get("conversation")
-        if found is None:
-            from ._session import conversation  # here: see the imports
-
-            found = memo["conversation"] = conversation(self.entries)
-        return cast("Conversation", found)
-
-    def messages(self) -> tuple[Message, ...]:
-        """The conversation (Go's ``Messages``): each ``message`` entry is one message, and the
-        results that follow an assistant turn are gathered into one user message of
-        ``tool_result`` parts, in the order of that turn's calls. While calls are pending it
-        holds the results so far. The rules in full: ``_session.conversation``.
-        """
-        return self._conversation().messages
-
-    def pending(self) -> tuple[ToolCall, ...]:
-        """The calls of the last assistant turn that have no result yet, in order (Go's
-        ``Pending``). A resumed run settles exactly these."""
-        return self._conversation().pending
-
-    def call(self, call_id: str) -> CallInfo:
-        """What the session knows about one call (Go's ``Call``): the call, its latest
-        decision, whether it started and finished, and its result.
-
-        Raises:
-            KeyError: the session never saw ``call_id`` (Go returns ``false``).
-        """
-        try:
-            return self._conversation().calls[call_id]
-        except KeyError:
-            raise KeyError(call_id) from None
-
-    def turns(self) -> tuple[Turn, ...]:
-        """The assistant turns, with the stop of each (Go's ``Turns``): every run's turns, in
-        order. Each ``Turn.message_index`` is its index in ``messages()``.
-
-        An assistant ``message`` entry outside any run (no ``run_started`` before it; the
-        fold warns) is in ``messages()``, and counted in the indexes, but it is no turn: the
-        turns are the runs' model calls.
-        """
-        found = self._memo.get("turns")
-        if found is None:
-            found = self._memo["turns"] = tuple(t for run in self.runs for t in run.turns)
-        return cast(tuple[Turn, ...], found)
-
-    def labels(self) -> tuple[str, ...]:
-        """The labels the session holds, sorted (Go's ``Labels``)."""
-        return self._labels
-
-    def label_sources(self) -> Mapping[str, LabelSource]:
-        """For each label the session holds, the entry that first gave it (Go's
-        ``LabelSources``)."""
-        return self._label_sources
-
-    def pins(self) -> Mapping[str, str]:
-        """The tool definition digests the session pinned, by tool name (Go's ``Pins``); the
-        first pin of a tool is kept, as a pin is never changed."""
-        return self._pins
-
-    def usage(self) -> Usage:
-        """What every model call of the session cost (Go's ``Usage``), in agentloop's four
-        disjoint token counts: the model calls its tools made (``tool_result.usage``)
-        included, refused results' too."""
-        return self._usage
-
-    def view(self) -> View:
-        """The session as a policy sees it (Go's ``View``): the labels it holds."""
-        from ._session import View  # here: see the imports
-
-        return View(self._labels)
-
-    def check_pins(self, pins: Mapping[str, str]) -> None:
-        """Raise ``PinError`` for the first tool, by name, whose digest in ``pins`` differs
-        from the one the session pinned (Go's ``CheckPins``). A tool the session has not
-        pinned passes.
-
-        Raises:
-            PinError: ``tool``, the digest the session ``pinned``, the one given (``got``).
-        """
-        mine = self._pins
-        for tool in sorted(pins):
-            pinned = mine.get(tool)
-            if pinned is not None and pinned != pins[tool]:
-                raise PinError(tool, pinned, pins[tool])
-
-
-class SupportsLoad(Protocol):
-    """What ``open_session`` needs of a store: Go's ``Store``, its reading half."""
-
-    def load(self) -> Sequence[Entry]:
-        """Every entry, in order."""
-        ...
-
-
-def open_session(store: SupportsLoad) -> Session:
-    """Rebuild a session from a store (Go's ``OpenSession``): ``Session.from_entries`` on
-    ``store.load()``, named after ``store.path`` when the store has one (else ``<store>``).
-    An empty store makes a new, empty session.
-
-    Raises:
-        Whatever ``store.load()`` raises (a damaged log: ``LogError``).
-    """
-    path = getattr(store, "path", None)
-    name = os.fspath(path) if path is not None else "<store>"
-    return Session.from_entries(store.load(), name=name)
-
-
-def _session(
-    name: str,
-    entries: tuple[Entry, ...],
-    runs: tuple[Run, ...],
-    fold: SessionFold,
-    torn_tail: TornTail | None,
-    closing_line: ClosingLine | None,
-) -> Session:
-    return Session(
-        name,
-        entries,
-        runs,
-        fold.labels,
-        MappingProxyType(dict(fold.label_sources)),
-        MappingProxyType(dict(fold.pins)),
-        fold.usage,
-        torn_tail,
-        closing_line,
-        tuple(fold.warnings),
-    )
-
-
-def read_session(
-    source: LogSource, *, name: str | None = None, max_line_bytes: int | None = MAX_LINE_BYTES
-) -> Session:
-    """Read a whole session log into a ``Session``.
-
-    Args:
-        source: a path, or a file opened in binary mode (read, never written or locked); a
-            log compressed with gzip is read decompressed.
-        name: what to call the log in messages; default the path or the file's name.
-        max_line_bytes: the longest line read (see ``LogReader``); ``None``: no limit.
-
-    Raises:
-        DamagedLogError, EntryError: the log is damaged (file, line and offset named).
-        OSError: it cannot be opened or read.
-
-    Warns:
-        TornTailWarning, UnknownEntryWarning: see ``LogReader``.
-        LogStructureWarning: see ``SessionFold``.
-    """
-    entries: list[Entry] = []
-    with LogReader(source, name=name, max_line_bytes=max_line_bytes) as reader:
-        fold = SessionFold(reader.name, warnings=reader.sink)
-        runs = list(iter_runs(_keep(reader, entries), fold))
-    return _session(
-        reader.name,
-        tuple(entries),
-        tuple(runs),
-        fold,
-        reader.torn_tail,
-        reader.closing_line,
-    )
-
-
-def _keep(entries: Iterable[Entry], into: list[Entry]) -> Iterator[Entry]:
-    for entry in entries:
-        into.append(entry)
-        yield entry

@@ -38,7 +38,7 @@ without ``run_ended`` (``crash()``, or a new ``run_started``) crashed, and ``run
 calls it left running, as agentloop's next run does.
 
 **Output.** ``entries``, ``lines()`` and ``to_bytes()`` (Go's ``encoding/json`` lines, by
-``sessiontools._gojson``), ``write(path)``, ``read()`` (the ``Session``), and any store with an
+``sessiontools._log.encode``), ``write(path)``, ``read()`` (the ``Session``), and any store with an
 ``append(entry)`` method (``store=`` or ``into(store)``) given each entry as it is built.
 """
 
@@ -53,9 +53,10 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any, Protocol, TypeAlias, cast
 
-from ._entries import (
+from .._log.decode import PAYLOAD_TYPES
+from .._log.encode import encode_entry
+from .._log.entries import (
     NIL_MAP,
-    PAYLOAD_TYPES,
     CallStartedEntry,
     DecisionEntry,
     Display,
@@ -79,10 +80,9 @@ from ._entries import (
     UnknownEntry,
     Usage,
 )
-from ._gojson import encode_entry
-from ._model import Session, SupportsLoad, open_session, read_session
-from ._session import FORBIDDEN_DECISION, REFUSED_RESULT, check_labels
-from ._times import parse_rfc3339
+from .._log.times import parse_rfc3339
+from .._model.labels import FORBIDDEN_DECISION, REFUSED_RESULT, check_labels
+from .._model.session import Session, SupportsLoad, open_session, read_session
 
 __all__ = ["LIMIT_RESULT", "SETTLED_RESULT", "SessionBuilder", "SupportsAppend"]
 

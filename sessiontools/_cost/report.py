@@ -28,10 +28,11 @@ import orjson
 import pandas as pd
 from tabulate import tabulate
 
-from ._frames import CostTables, Logs, PriceSource, cost_by, read_costs, usd_text
-from ._names import FORMATS, GROUPS
-from ._prices import PriceBook
-from ._reader import MAX_LINE_BYTES
+from .._log.reader import MAX_LINE_BYTES
+from .frames import CostTables, PriceSource, cost_by, read_costs, usd_text
+from .names import FORMATS, GROUPS
+from .price_book import PriceBook
+from .rows import Logs
 
 __all__ = ["FORMATS", "CostReport", "cost_report", "escape_text", "parse_time", "render"]
 

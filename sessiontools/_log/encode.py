@@ -28,7 +28,7 @@ the entry it read (``json.Unmarshal`` then ``json.Marshal``), byte for byte:
   (``input_json``, ``data_json``), compacted and escaped as Go writes a ``json.RawMessage``; a
   kept text must read back as the value beside it, else ``ValueError`` (a value changed with
   ``dataclasses.replace`` and its text left behind);
-- a name given twice in one object read as Go reads it: merged (``sessiontools._gomerge``);
+- a name given twice in one object read as Go reads it: merged (``sessiontools._log.gomerge``);
 - Go's nil slices and maps (``NIL``, ``NIL_MAP``) as ``null``, empty ones as ``[]`` and ``{}``;
 - every time with the UTC offset it was read with;
 - unknown fields dropped, as Go drops them. An entry of an unknown type keeps its payload
@@ -45,10 +45,10 @@ from typing import Any, TypeVar
 
 import orjson
 
-from ._entries import (
+from .decode import PAYLOAD_TYPES
+from .entries import (
     NIL,
     NIL_MAP,
-    PAYLOAD_TYPES,
     CallStartedEntry,
     DecisionEntry,
     Display,
@@ -70,8 +70,8 @@ from ._entries import (
     UnknownEntry,
     Usage,
 )
-from ._rawjson import go_compact, go_text, loads
-from ._times import format_rfc3339
+from .rawjson import go_compact, go_text, loads
+from .times import format_rfc3339
 
 __all__ = ["RawJSON", "dumps", "encode_entry"]
 

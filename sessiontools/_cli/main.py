@@ -10,43 +10,36 @@ shown with U+FFFD for each byte that is not UTF-8; any other flag's value must b
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import os
 import re
-import shutil
-import signal
-import stat
 import sys
-import tempfile
-import threading
-import warnings
-from collections.abc import Callable, Iterator, Sequence
-from typing import IO, Any, NoReturn
+from collections.abc import Sequence
+from typing import IO, Any
 
 import click
 
-from ._errors import InvalidIdError, LogError, OutOfRangeError, SessionToolsWarning
-from ._names import FORMATS, GROUPS
-from ._otel import export_otlp_json, parse_span_id, parse_trace_id
-from ._reader import MAX_LINE_BYTES, printable
-from ._version import __version__
+from .._cost.names import FORMATS, GROUPS
+from .._errors import InvalidIdError, LogError, OutOfRangeError
+from .._log.reader import MAX_LINE_BYTES
+from .._otel.export import export_otlp_json
+from .._otel.ids import parse_span_id, parse_trace_id
+from .._version import __version__
+from .messages import (
+    _OUT_OF_MEMORY,
+    EXIT_DAMAGED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    _Failure,
+    _one_line,
+    _progress,
+    _reason,
+    _say,
+    _warnings_to_stderr,
+)
+from .output import _check_out, _Output
 
-__all__ = ["cli", "handle_signals", "main"]
-
-EXIT_OK = 0
-EXIT_DAMAGED = 1
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
-EXIT_TERMINATED = 143  # 128 + SIGTERM
-
-
-class _Failure(Exception):
-    """A run that ends with one line on stderr and an exit status."""
-
-    def __init__(self, message: str, exit_code: int) -> None:
-        super().__init__(message)
-        self.exit_code = exit_code
+__all__ = ["cli", "main"]
 
 
 # click 8.2 and later raise this for a group run with no arguments.
@@ -119,22 +112,6 @@ class _Group(click.Group):
         return self.name or "sessiontools"
 
 
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _say(line: str) -> None:
-    """One line on stderr, safe for a terminal: a newline inside (a file's name can hold one)
-    is written as \\n, an ESC (log text can hold one) as \\x1b, and so on (``printable``); a
-    byte of a file name that is not UTF-8 as U+FFFD."""
-    click.echo(printable(line), err=True)
-
-
-_OUT_OF_MEMORY = (
-    "out of memory; a log's line is held whole while it is read: lower --max-line-bytes to "
-    "find a line too long, or give the command more memory"
-)
-
 # A lone surrogate: how Python gives a byte of an argument that is not UTF-8.
 _NOT_UTF8 = re.compile("[\ud800-\udfff]")
 
@@ -159,6 +136,7 @@ class _Text(click.ParamType):  # type: ignore[type-arg]
 
 
 _TEXT = _Text()
+
 
 _SIZE_TEXT = re.compile(r"([0-9]+)([KMG]?)", re.IGNORECASE)
 
@@ -346,10 +324,10 @@ def cost(
     *.jsonl.gz), globs, or - for standard input. A damaged or unreadable log is reported and
     skipped; the others still count (exit status 1)."""
     # pandas and genai-prices load only for this command (`otel` starts in a tenth of the time)
-    from ._costread import LogStream
-    from ._frames import find_logs
-    from ._prices import PriceBook, PriceFileError
-    from ._report import cost_report, render
+    from .._cost.price_book import PriceBook
+    from .._cost.report import cost_report, render
+    from .._errors import PriceFileError
+    from .._log.sources import LogStream, find_logs
 
     try:
         since_at = _time(since, "--since")
@@ -414,7 +392,7 @@ def cost(
 
 
 def _time(text: str | None, flag: str) -> Any:
-    from ._report import parse_time
+    from .._cost.report import parse_time
 
     if text is None:
         return None
@@ -422,30 +400,6 @@ def _time(text: str | None, flag: str) -> Any:
         return parse_time(text)
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint=flag) from None
-
-
-@contextlib.contextmanager
-def _warnings_to_stderr(command: str) -> Iterator[None]:
-    """Each warning the library gives, as one line on stderr, also when an error follows."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", SessionToolsWarning)
-        try:
-            yield
-        finally:
-            for w in caught:
-                if issubclass(w.category, SessionToolsWarning):
-                    _say(f"sessiontools {command}: warning: {w.message}")
-
-
-@contextlib.contextmanager
-def _progress(total: int) -> Iterator[Callable[[str], None] | None]:
-    """A progress bar on stderr for many logs, only on a terminal."""
-    stream = sys.stderr
-    if total < 2 or stream is None or not stream.isatty():
-        yield None
-        return
-    with click.progressbar(length=total, label="reading logs", file=stream) as bar:
-        yield lambda name: bar.update(1)
 
 
 def _id(parse: Any, text: str | None, flag: str) -> bytes | None:
@@ -481,261 +435,6 @@ def _open_session(session: str) -> tuple[IO[bytes], str]:
         raise _Failure(f"{session}: cannot read: {_reason(e)}", EXIT_DAMAGED) from None
 
 
-def _check_out(out: str, *inputs: str) -> None:
-    """Refuse an ``--out`` that cannot be written or must not be: a directory, a missing
-    directory, a log being read (``-``: the file standard input is), and what ``_out_file``
-    refuses."""
-    directory = os.path.dirname(os.path.realpath(out)) or "."
-    if os.path.isdir(out):
-        raise click.BadParameter(f"{out} is a directory", param_hint="--out")
-    if not os.path.isdir(directory):
-        raise click.BadParameter(f"no directory {directory}", param_hint="--out")
-    for path in inputs:
-        if path == "-":
-            if _is_stdin(out):
-                raise click.BadParameter(
-                    "is standard input, the log being read; a reader never changes a session file",
-                    param_hint="--out",
-                )
-        elif os.path.exists(out) and os.path.samefile(out, path):
-            raise click.BadParameter(
-                f"is {path}, a log being read; a reader never changes a session file",
-                param_hint="--out",
-            )
-    if not _STREAM.match(out):
-        try:
-            _out_file(out)
-        except OSError as e:
-            raise click.BadParameter(f"{out}: {_reason(e)}", param_hint="--out") from None
-
-
-def _is_stdin(path: str) -> bool:
-    """Whether ``path`` is the file standard input reads (a session given as ``-``)."""
-    try:
-        here = os.fstat(sys.stdin.fileno())
-        there = os.stat(path)
-    except (AttributeError, OSError, ValueError):  # no stdin, no such file, a test's stream
-        return False
-    return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
-
-
-# The symbolic links followed before a loop is assumed (Linux's own limit).
-_MAX_LINKS = 40
-
-
-def _out_file(path: str) -> tuple[str, os.stat_result | None]:
-    """The file ``--out`` names, its symbolic links followed, and its status (``None`` when it
-    does not exist yet). Refused (``click.BadParameter``):
-
-    - a symbolic link in a sticky, world-writable directory (such as ``/tmp``) owned neither
-      by this user nor by the directory's owner: the kernel's ``protected_symlinks`` rule, so
-      that another user cannot plant a link that makes this command replace that user's file
-      (or any other), whether or not the rule is on;
-    - an existing file this user could not write (``os.access``; for root, any file is
-      writable, as the kernel sees it): replacing it by a rename, which needs only the
-      directory, would get round its permissions.
-
-    Raises:
-        OSError: a link cannot be read, or loops.
-    """
-    for _ in range(_MAX_LINKS):
-        try:
-            st = os.lstat(path)
-        except FileNotFoundError:
-            return path, None
-        if not stat.S_ISLNK(st.st_mode):
-            break
-        directory = os.path.dirname(path) or "."
-        _check_link(path, st, directory)
-        path = os.path.join(directory, os.readlink(path))
-    else:
-        raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
-    if stat.S_ISREG(st.st_mode) and not _may_write(path):
-        raise click.BadParameter(
-            f"{path} is read-only (mode {stat.filemode(st.st_mode)}); it is not replaced: make "
-            "it writable, or give another file",
-            param_hint="--out",
-        )
-    return path, st
-
-
-def _may_write(path: str) -> bool:
-    """Whether this process could open ``path`` for writing, as the kernel decides (its
-    effective ids)."""
-    return os.access(path, os.W_OK, effective_ids=os.access in os.supports_effective_ids)
-
-
-def _check_link(link: str, st: os.stat_result, directory: str) -> None:
-    """Refuse to follow ``link`` (its ``lstat`` is ``st``) as ``protected_symlinks`` does."""
-    try:
-        parent = os.stat(directory)
-    except OSError:
-        return  # the kernel has its say when the file is written
-    shared = parent.st_mode & stat.S_ISVTX and parent.st_mode & stat.S_IWOTH
-    if shared and st.st_uid != os.geteuid() and st.st_uid != parent.st_uid:
-        raise click.BadParameter(
-            f"{link} is a symbolic link of another user (uid {st.st_uid}) in a shared "
-            "directory (sticky and world-writable): it is not followed (the kernel's "
-            "protected-symlinks rule); remove it, or give another file",
-            param_hint="--out",
-        )
-
-
-def _temporary_prefix(directory: str, name: str) -> str:
-    """``.NAME.``, with ``NAME`` cut so that the temporary file's name (the prefix, 8 random
-    characters and ``.tmp``) stays within the file system's limit on a name (``NAME_MAX``)."""
-    try:
-        name_max = os.pathconf(directory, "PC_NAME_MAX")
-    except (OSError, ValueError):
-        name_max = 255
-    room = max(name_max - len("..") - 8 - len(".tmp"), 1)
-    encoded = os.fsencode(name)
-    if len(encoded) > room:
-        name = os.fsdecode(encoded[:room])  # a cut character stays as its bytes
-    return f".{name}."
-
-
-# A stream of this process given as a path: written into, never replaced.
-_STREAM = re.compile(r"/dev/(stdout|stderr|fd/\d+)$|/proc/self/fd/\d+$")
-
-
-class _Output:
-    """Where the export goes. It is written to a temporary file first; once complete:
-
-    - a regular file (or a new one) is replaced by renaming the temporary file onto it (the
-      file a symlink points to, keeping an existing file's permission bits), so a failure
-      never leaves a half-written file; a read-only file, or a link another user planted in
-      a shared directory, is refused (``_out_file``);
-    - standard output, or a device or pipe given as ``--out`` (``/dev/stdout``, a FIFO), gets
-      the bytes copied into it: those cannot be renamed onto.
-    """
-
-    def __init__(self, path: str | None) -> None:
-        self.path = path
-        self.where = path or "stdout"
-        self.tmp: str | None = None
-        self.target: str | None = None  # the regular file to rename onto
-        self.mode: int | None = None  # its permission bits, when it exists
-        try:
-            if path is None or _STREAM.match(path):  # /dev/stdout may be a regular file
-                target, st = None, None
-            else:
-                target, st = _out_file(path)
-            if target is None or (st is not None and not stat.S_ISREG(st.st_mode)):
-                self.file: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 - closed in __exit__
-            else:  # a regular file, or a new one (a dangling link's target, as open() makes)
-                self.target = target
-                self.mode = stat.S_IMODE(st.st_mode) if st is not None else None
-                directory = os.path.dirname(target) or "."
-                fd, self.tmp = tempfile.mkstemp(
-                    dir=directory,
-                    prefix=_temporary_prefix(directory, os.path.basename(target)),
-                    suffix=".tmp",
-                )
-                self.file = os.fdopen(fd, "wb")
-        except OSError as e:
-            raise _Failure(f"cannot write {self.where}: {_reason(e)}", EXIT_DAMAGED) from None
-
-    def write(self, data: bytes) -> None:
-        try:
-            self.file.write(data)
-        except OSError as e:
-            raise _Failure(f"cannot write {self.where}: {_reason(e)}", EXIT_DAMAGED) from None
-
-    def __enter__(self) -> _Output:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.file.close()
-        if self.tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(self.tmp)
-
-    def commit(self) -> None:
-        """The export is complete: put it where it belongs."""
-        try:
-            if self.target is None:
-                self._copy()
-                return
-            assert self.tmp is not None
-            self.file.flush()
-            os.fsync(self.file.fileno())
-            self.file.close()
-            if self.mode is None:
-                umask = os.umask(0)
-                os.umask(umask)
-                self.mode = 0o666 & ~umask
-            os.chmod(self.tmp, self.mode)
-            os.replace(self.tmp, self.target)
-            self.tmp = None
-        except BrokenPipeError:
-            # The reader went away (`| head`): nothing more to say to it.
-            with contextlib.suppress(OSError, ValueError):
-                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            raise _Failure(
-                f"{self.where} was closed before the export was written", EXIT_DAMAGED
-            ) from None
-        except OSError as e:
-            raise _Failure(f"cannot write {self.where}: {_reason(e)}", EXIT_DAMAGED) from None
-
-    def _copy(self) -> None:
-        self.file.seek(0)
-        stream = _STREAM.match(self.path) if self.path is not None else None
-        if stream is not None and stream[0] != "/dev/stdout":
-            # this process's own descriptor, as it is (appending, say): opening the path
-            # again would truncate a file it points to
-            fd = 2 if stream[0] == "/dev/stderr" else int(stream[0].rsplit("/", 1)[1])
-            with os.fdopen(fd, "wb", closefd=False) as descriptor:
-                shutil.copyfileobj(self.file, descriptor)
-            return
-        if self.path is not None and stream is None:
-            with open(self.path, "wb") as device:
-                shutil.copyfileobj(self.file, device)
-            return
-        if sys.stdout is None:
-            raise _Failure("stdout is closed: give --out FILE", EXIT_DAMAGED)
-        out = sys.stdout.buffer
-        shutil.copyfileobj(self.file, out)
-        out.flush()
-
-
-def _reason(e: OSError) -> str:
-    return e.strerror or str(e)
-
-
 def main(args: Sequence[str] | None = None) -> int:
     """Run the command line on ``args`` (default ``sys.argv[1:]``); return the exit status."""
     return cli.main(args, prog_name="sessiontools", standalone_mode=False)
-
-
-def _stopping() -> None:
-    """A first Ctrl-C or SIGTERM is being handled: more of them (an impatient user, or
-    ``timeout``, which signals the command and then its process group) would cut the cleanup
-    short, and what a helper thread says as the workers it talks to are stopped is noise."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    threading.excepthook = _quiet
-
-
-def _quiet(args: Any) -> None:
-    """``threading.excepthook`` while the command stops: say nothing."""
-
-
-def _interrupted(signum: int, frame: object) -> NoReturn:
-    _stopping()
-    raise KeyboardInterrupt
-
-
-def _terminated(signum: int, frame: object) -> NoReturn:
-    _stopping()
-    _say("sessiontools: terminated")
-    raise SystemExit(EXIT_TERMINATED)
-
-
-def handle_signals() -> None:
-    """How the command takes Ctrl-C and SIGTERM (``kill``, ``timeout``, a service manager
-    stopping it): it stops, cleaning up what it started (a temporary output file, other
-    processes), says so in one line, and exits with 130 or 143. Signals that come while it
-    stops are ignored."""
-    signal.signal(signal.SIGINT, _interrupted)
-    signal.signal(signal.SIGTERM, _terminated)
