@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import functools
-import multiprocessing
 import os
-import signal
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -29,7 +27,12 @@ from .._model.session import Session
 from .._model.usage import check_counts
 from .._parallel import split as _split
 from .._parallel.cut import available_cores
-from .._parallel.pool import _STOP, MAX_WORKERS, PARALLEL_FROM, _worker_signals
+from .._parallel.pool import (
+    MAX_WORKERS,
+    PARALLEL_FROM,
+    pool_map,
+    worker_pool,
+)
 
 __all__ = ["COLUMNS", "LogReads", "Logs"]
 
@@ -480,22 +483,9 @@ class LogReads:
         if self.workers == 1:
             self._reads: Iterator[_LogRead] = map(functools.partial(read, split=split), paths)
         else:
-            # fork where there is one: the workers need nothing but what this process has,
-            # and a script without a `__main__` guard is not run again (as spawn would).
-            methods = multiprocessing.get_all_start_methods()
-            context = multiprocessing.get_context("fork" if "fork" in methods else None)
-            self._pool = concurrent.futures.ProcessPoolExecutor(
-                max_workers=self.workers, mp_context=context, initializer=_worker_signals
-            )
+            self._pool = worker_pool(self.workers)
             chunk = max(1, min(16, len(paths) // (self.workers * 4)))
-            # The workers are forked here. A signal handler that raised while a fork ran the
-            # hooks registered for it (the logging module has some) would be ignored there:
-            # Ctrl-C and SIGTERM wait until the forks are done.
-            mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP)
-            try:
-                self._reads = self._pool.map(read, paths, chunksize=chunk)
-            finally:
-                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+            self._reads = pool_map(self._pool, read, paths, chunk)
 
     def __iter__(self) -> Iterator[_LogRead | Session]:
         for item in self.items:

@@ -26,7 +26,7 @@ from .._model.runs import Run
 from .._parallel import split as _split
 from .ids import _check_parents
 from .otlp_json import _Envelope, _fragment, _span_json
-from .spans import _run_spans, _trace_spans
+from .spans import SESSION_LABELS, _run_spans, _trace_spans
 
 __all__ = ["export_otlp_json", "otlp_json"]
 
@@ -137,7 +137,7 @@ class _Spans:
                 if span.attributes[0][1] == "invoke_agent":
                     # the last attribute; a fragment's quotes cannot be in a JSON string
                     key, _ = span.attributes[-1]
-                    assert key == "agentloop.session.labels", key
+                    assert key == SESSION_LABELS, key
                     fragment = _fragment(span.attributes[-1])
                     index = labels.setdefault(run.labels, len(labels))
                     patches.append((size + data.rindex(fragment), len(fragment), index))
@@ -154,8 +154,7 @@ class _Spans:
     ) -> None:
         size, patches, own_labels = result
         fragments = [
-            _fragment(("agentloop.session.labels", tuple(sorted(labels.union(own)))))
-            for own in own_labels
+            _fragment((SESSION_LABELS, tuple(sorted(labels.union(own))))) for own in own_labels
         ]
         joined = self.envelope.joined
         at = 0

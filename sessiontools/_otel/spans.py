@@ -179,22 +179,48 @@ def _error_status(error: ModelError | None, error_messages: bool) -> str:
     return text
 
 
-def _run_spans(
-    run: Run,
-    conversation_id: str,
-    parent_trace_id: bytes | None,
-    parent_span_id: bytes | None,
-    agent_name: str | None,
-    error_messages: bool,
-) -> list[Span]:
-    trace_id = parent_trace_id or _trace_id(conversation_id, run.start_seq)
-    prefix = _span_key_prefix(trace_id, conversation_id)
-    run_id = _span_id(prefix, "invoke_agent", run.start_seq, 0)
-    conv: tuple[str, AttributeValue] = ("gen_ai.conversation.id", conversation_id)
-    keyed: list[tuple[tuple[int, int, int, int], Span]] = []
+#: The attribute every ``invoke_agent`` span ends with: the labels the session holds when its
+#: run ends. It is the last attribute, so that a part of a log exported elsewhere (the split's
+#: child, which knows only its own part's labels) can have it written again (``_otel.export``).
+SESSION_LABELS = "agentloop.session.labels"
 
-    def add(
-        order: tuple[int, int, int, int],
+_Order = tuple[int, int, int, int]
+_Keyed = list[tuple[_Order, Span]]
+
+
+class _RunContext:
+    """What every span of one run shares: its trace, the key prefix of its span ids, its
+    ``invoke_agent`` span's id, the conversation attribute, and the options."""
+
+    __slots__ = (
+        "agent_name",
+        "conv",
+        "error_messages",
+        "parent_span_id",
+        "prefix",
+        "run_id",
+        "trace_id",
+    )
+
+    def __init__(
+        self,
+        run: Run,
+        conversation_id: str,
+        parent_trace_id: bytes | None,
+        parent_span_id: bytes | None,
+        agent_name: str | None,
+        error_messages: bool,
+    ) -> None:
+        self.trace_id = parent_trace_id or _trace_id(conversation_id, run.start_seq)
+        self.prefix = _span_key_prefix(self.trace_id, conversation_id)
+        self.run_id = _span_id(self.prefix, "invoke_agent", run.start_seq, 0)
+        self.conv: tuple[str, AttributeValue] = ("gen_ai.conversation.id", conversation_id)
+        self.parent_span_id = parent_span_id or b""
+        self.agent_name = agent_name
+        self.error_messages = error_messages
+
+    def span(
+        self,
         ident: bytes,
         parent: bytes,
         name: str,
@@ -204,9 +230,9 @@ def _run_spans(
         attrs: list[tuple[str, AttributeValue]],
         status_code: int = STATUS_CODE_UNSET,
         status_message: str = "",
-    ) -> None:
-        span = _new_span(
-            trace_id,
+    ) -> Span:
+        return _new_span(
+            self.trace_id,
             ident,
             parent,
             name,
@@ -217,12 +243,39 @@ def _run_spans(
             status_code,
             status_message,
         )
-        keyed.append((order, span))
 
-    # invoke_agent
-    attrs: list[tuple[str, AttributeValue]] = [("gen_ai.operation.name", "invoke_agent"), conv]
-    if agent_name is not None:
-        attrs.append(("gen_ai.agent.name", agent_name))
+
+_OP_AGENT: tuple[str, AttributeValue] = ("gen_ai.operation.name", "invoke_agent")
+_OP_CHAT: tuple[str, AttributeValue] = ("gen_ai.operation.name", "chat")
+_OP_TOOL: tuple[str, AttributeValue] = ("gen_ai.operation.name", "execute_tool")
+_TOOL_TYPE: tuple[str, AttributeValue] = ("gen_ai.tool.type", "function")
+
+
+def _run_spans(
+    run: Run,
+    conversation_id: str,
+    parent_trace_id: bytes | None,
+    parent_span_id: bytes | None,
+    agent_name: str | None,
+    error_messages: bool,
+) -> list[Span]:
+    """The spans of one run, ordered by start time, then seq (then kind and index)."""
+    ctx = _RunContext(
+        run, conversation_id, parent_trace_id, parent_span_id, agent_name, error_messages
+    )
+    keyed: _Keyed = [_agent_span(ctx, run)]
+    _turn_spans(ctx, run, keyed)
+    _failed_spans(ctx, run, keyed)
+    _tool_spans(ctx, run, keyed)
+    keyed.sort(key=_first)
+    return [span for _, span in keyed]
+
+
+def _agent_span(ctx: _RunContext, run: Run) -> tuple[_Order, Span]:
+    """The run's ``invoke_agent`` span."""
+    attrs: list[tuple[str, AttributeValue]] = [_OP_AGENT, ctx.conv]
+    if ctx.agent_name is not None:
+        attrs.append(("gen_ai.agent.name", ctx.agent_name))
     if run.provider:
         attrs.append(("gen_ai.provider.name", run.provider))
     if run.request_model:
@@ -237,19 +290,19 @@ def _run_spans(
         kind = outcome.error.kind if outcome.error is not None and outcome.error.kind else ""
         attrs.append(("error.type", kind or "model_error"))
         status_code = STATUS_CODE_ERROR
-        status_message = _error_status(outcome.error, error_messages)
+        status_message = _error_status(outcome.error, ctx.error_messages)
     attrs.append(("agentloop.run.reason", run.reason))
     attrs.append(("agentloop.run.turns", run.turn_count))
     if outcome is not None and outcome.limit:
         attrs.append(("agentloop.run.limit", outcome.limit))
     if outcome is not None and outcome.forbidden:
         attrs.append(("agentloop.run.forbidden", outcome.forbidden))
-    attrs.append(("agentloop.session.labels", run.labels))
-    add(
-        (run.start_time_unix_nano, run.start_seq, 0, 0),
-        run_id,
-        parent_span_id or b"",
-        "invoke_agent" if agent_name is None else f"invoke_agent {agent_name}",
+    attrs.append((SESSION_LABELS, run.labels))  # last: see SESSION_LABELS
+    name = "invoke_agent" if ctx.agent_name is None else f"invoke_agent {ctx.agent_name}"
+    span = ctx.span(
+        ctx.run_id,
+        ctx.parent_span_id,
+        name,
         SPAN_KIND_INTERNAL,
         run.start_time_unix_nano,
         run.end_time_unix_nano,
@@ -257,11 +310,13 @@ def _run_spans(
         status_code,
         status_message,
     )
+    return (run.start_time_unix_nano, run.start_seq, 0, 0), span
 
-    # chat: turns
-    op_chat: tuple[str, AttributeValue] = ("gen_ai.operation.name", "chat")
+
+def _turn_spans(ctx: _RunContext, run: Run, keyed: _Keyed) -> None:
+    """A ``chat`` span for each turn (a successful model call)."""
     for t in run.turns:
-        attrs = [op_chat, conv]
+        attrs = [_OP_CHAT, ctx.conv]
         if t.provider:
             attrs.append(("gen_ai.provider.name", t.provider))
         if t.request_model:
@@ -271,20 +326,22 @@ def _run_spans(
         if t.stop:
             attrs.append(("gen_ai.response.finish_reasons", (t.stop,)))
         _add_usage(attrs, t.usage)
-        add(
-            (t.start_time_unix_nano, t.seq, 1, 0),
-            _span_id(prefix, "chat", t.seq, 0),
-            run_id,
+        span = ctx.span(
+            _span_id(ctx.prefix, "chat", t.seq, 0),
+            ctx.run_id,
             _chat_name(t.request_model),
             SPAN_KIND_CLIENT,
             t.start_time_unix_nano,
             t.time_unix_nano,
             attrs,
         )
+        keyed.append(((t.start_time_unix_nano, t.seq, 1, 0), span))
 
-    # chat: failed calls
+
+def _failed_spans(ctx: _RunContext, run: Run, keyed: _Keyed) -> None:
+    """A ``chat`` span, status ERROR, for each failed model call."""
     for f in run.failed_calls:
-        attrs = [op_chat, conv]
+        attrs = [_OP_CHAT, ctx.conv]
         if f.provider:
             attrs.append(("gen_ai.provider.name", f.provider))
         if f.request_model:
@@ -295,35 +352,36 @@ def _run_spans(
         attrs.append(("agentloop.retry", f.retry))
         if f.retry:
             attrs.append(("agentloop.retry.wait_ms", f.wait_ms))
-        add(
-            (f.start_time_unix_nano, f.seq, 1, 0),
-            _span_id(prefix, "chat", f.seq, 0),
-            run_id,
+        span = ctx.span(
+            _span_id(ctx.prefix, "chat", f.seq, 0),
+            ctx.run_id,
             _chat_name(f.request_model),
             SPAN_KIND_CLIENT,
             f.start_time_unix_nano,
             f.time_unix_nano,
             attrs,
             STATUS_CODE_ERROR,
-            _error_status(f.error, error_messages),
+            _error_status(f.error, ctx.error_messages),
         )
+        keyed.append(((f.start_time_unix_nano, f.seq, 1, 0), span))
 
-    # execute_tool, and the model calls each tool made
-    op_tool: tuple[str, AttributeValue] = ("gen_ai.operation.name", "execute_tool")
-    tool_type: tuple[str, AttributeValue] = ("gen_ai.tool.type", "function")
+
+def _tool_spans(ctx: _RunContext, run: Run, keyed: _Keyed) -> None:
+    """An ``execute_tool`` span for each tool call, and under it a ``chat`` span for each
+    model call the tool made."""
     for c in run.tool_calls:
         # a call settled by a later run is keyed on that run's tool_result (index 0)
         if c.resumed and c.result_seq is not None:
             key_seq, key_index = c.result_seq, 0
         else:
             key_seq, key_index = c.open_seq, c.open_index
-        tool_id = _span_id(prefix, "execute_tool", key_seq, key_index)
+        tool_id = _span_id(ctx.prefix, "execute_tool", key_seq, key_index)
         attrs = [
-            op_tool,
-            conv,
+            _OP_TOOL,
+            ctx.conv,
             ("gen_ai.tool.name", c.tool),
             ("gen_ai.tool.call.id", c.call_id),
-            tool_type,
+            _TOOL_TYPE,
         ]
         if c.verdict == "deny":
             error = "denied"
@@ -342,10 +400,9 @@ def _run_spans(
         attrs.append(("agentloop.call.labels", c.labels))
         attrs.append(("agentloop.call.resumed", c.resumed))
         start, end = c.start_time_unix_nano, c.end_time_unix_nano
-        add(
-            (start, key_seq, 2, key_index),
+        span = ctx.span(
             tool_id,
-            run_id,
+            ctx.run_id,
             f"execute_tool {c.tool}" if c.tool else "execute_tool",
             SPAN_KIND_INTERNAL,
             start,
@@ -354,18 +411,18 @@ def _run_spans(
             STATUS_CODE_ERROR if error else STATUS_CODE_UNSET,
             _TOOL_ERRORS.get(error, ""),
         )
+        keyed.append(((start, key_seq, 2, key_index), span))
         if not c.model_calls:
             continue
         result_seq = c.result_seq if c.result_seq is not None else c.open_seq
         for m in c.model_calls:
-            attrs = [op_chat, conv]
+            attrs = [_OP_CHAT, ctx.conv]
             if m.model:
                 attrs.append(("gen_ai.request.model", m.model))
                 attrs.append(("gen_ai.response.model", m.model))
             _add_usage(attrs, m.usage)
-            add(
-                (start, result_seq, 3, m.index),
-                _span_id(prefix, "tool_chat", result_seq, m.index),
+            span = ctx.span(
+                _span_id(ctx.prefix, "tool_chat", result_seq, m.index),
                 tool_id,
                 _chat_name(m.model),
                 SPAN_KIND_CLIENT,
@@ -373,15 +430,14 @@ def _run_spans(
                 end,
                 attrs,
             )
-    keyed.sort(key=_first)
-    return [span for _, span in keyed]
+            keyed.append(((start, result_seq, 3, m.index), span))
 
 
 def _chat_name(model: str) -> str:
     return f"chat {model}" if model else "chat"
 
 
-def _first(item: tuple[tuple[int, int, int, int], Span]) -> tuple[int, int, int, int]:
+def _first(item: tuple[_Order, Span]) -> _Order:
     return item[0]
 
 
