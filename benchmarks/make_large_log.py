@@ -21,8 +21,8 @@ loop of the agentloop seed (``002_b8baa2d9a4d5bb0e.txt``):
   by ``max_tokens`` or refused; about one in seventy crashes (no ``run_ended``), and the next run
   settles the call it left running.
 
-Entries are built with ``sessiontools.SessionBuilder`` (``sessiontools._write.builder``), which numbers
-them, gives each its UTC offset and computes each ``run_ended`` from what its run did; this
+Entries are built with ``sessiontools.SessionBuilder`` (``sessiontools._write.builder``),
+which numbers them, gives each its UTC offset and computes each ``run_ended`` from what its run did; this
 script draws every time, id and word and gives them to the builder. The builder keeps no
 entries: each goes, as it is made, to a sink that writes it with
 ``sessiontools._gojson.encode_entry`` exactly as Go writes it, so memory stays flat whatever the
@@ -45,10 +45,17 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from sessiontools import FORBIDDEN_DECISION, REFUSED_RESULT
-from sessiontools._log.encode import encode_entry
-from sessiontools._log.entries import Entry, ModelError, ModelUsage, ToolCall, Usage
-from sessiontools._write.builder import SessionBuilder
+from sessiontools import (
+    FORBIDDEN_DECISION,
+    REFUSED_RESULT,
+    Entry,
+    ModelError,
+    ModelUsage,
+    SessionBuilder,
+    ToolCall,
+    Usage,
+    encode_entry,
+)
 
 MS = 1_000_000  # nanoseconds
 SECOND = 1000 * MS
@@ -463,7 +470,7 @@ COMMANDS = (
     ("git log -p -n 5", "git"),
     ("ls -la", "ls"),
     ("grep -rn 'def ' sessiontools", "grep"),
-    ("python -m pytest -x tests/test_reader.py", "traceback"),
+    ("python -m pytest -x tests/log/test_reader.py", "traceback"),
 )
 
 

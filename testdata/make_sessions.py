@@ -24,18 +24,18 @@ import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from sessiontools._log.encode import RawJSON, dumps
-from sessiontools._log.entries import (
+from sessiontools import (
     NIL,
     Display,
     ModelUsage,
     Outcome,
+    SessionBuilder,
     Source,
     ToolCall,
     UnknownEntry,
     Usage,
 )
-from sessiontools._write.builder import SessionBuilder
+from sessiontools._log.encode import RawJSON, dumps
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "sessions"

@@ -14,8 +14,8 @@ from sessiontools import EntryError
 from sessiontools._parallel import cut as _cut
 from sessiontools._parallel.cut import find_cut as real_find_cut
 from tests.helpers import line, outcome, usage
-from tests.splitting import cost_outcome, line_starts, split_here
-from tests.test_split import built_log, sample_logs
+from tests.parallel.splitting import cost_outcome, line_starts, split_here
+from tests.parallel.test_split import built_log, sample_logs
 
 
 @pytest.fixture

@@ -22,17 +22,22 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sessiontools import EntryError, LogReader, PinsEntry, read_session
+from sessiontools import (
+    EntryError,
+    FileStore,
+    LogReader,
+    MemoryStore,
+    MessageEntry,
+    PinsEntry,
+    encode_entry,
+    read_session,
+)
 from sessiontools._log.decode import ENTRY_FIELDS, BadEntry, decode_entry
-from sessiontools._log.encode import encode_entry
-from sessiontools._log.entries import MessageEntry
 from sessiontools._log.gomerge import merge_entry, repeats_a_name
 from sessiontools._log.rawjson import Pairs, find_raw, go_text, parse_json, raw_spans, with_raw
-from sessiontools._write.store import FileStore, MemoryStore
+from tests.helpers import SESSIONS
 
-from .helpers import SESSIONS
-
-ROUNDTRIP = Path(__file__).resolve().parent / "roundtrip"
+ROUNDTRIP = Path(__file__).resolve().parent.parent / "roundtrip"
 
 PINS_TWICE = (
     b'{"seq":1,"time":"2026-10-18T09:30:00+02:00","type":"pins","pins":{"pins":'

@@ -32,6 +32,7 @@ from sessiontools import (
     ToolResult,
     ToolResultEntry,
     Usage,
+    encode_entry,
     iter_entries,
     parse_rfc3339,
 )
@@ -45,7 +46,6 @@ from sessiontools._log.decode import (
     _tool_result,
     decode_entry,
 )
-from sessiontools._log.encode import encode_entry
 from sessiontools._log.times import _slow
 from tests.helpers import logs_in_testdata
 
@@ -123,7 +123,7 @@ def test_wrong_types_are_refused_with_the_field_named(
 def test_go_bytes_read_back_as_go_writes_them(log: Path) -> None:
     """Every line Go wrote (testdata is checked against Go) is written back byte for byte from
     a plain read (no raw text kept), except the lines that are bad on purpose and those an
-    earlier agentloop logged raw; tests/test_roundtrip.py covers those with exact reads."""
+    earlier agentloop logged raw; tests/log/test_roundtrip.py covers those with exact reads."""
     expected_to_differ = {
         "05_damaged_middle_line.jsonl": {17},
         "04_torn_tail.jsonl": {14},

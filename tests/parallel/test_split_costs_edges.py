@@ -2,8 +2,8 @@
 the claim is that frames, ``skipped``, ``warnings``, warnings issued and errors raised are
 exactly those of ``workers=1`` for any log and any cut.
 
-No failure was found: every test here passes. They cover what tests/test_split_costs.py does
-not: random logs (tests/test_split_edges.random_log) with negative counts in turns and in
+No failure was found: every test here passes. They cover what
+tests/parallel/test_split_costs.py does not: random logs (tests/test_split_edges.random_log) with negative counts in turns and in
 tools' own model calls, damage, closing lines with cost_usd, skip_damaged; the same runs read
 from several logs (a copy cut mid-run, a transcript with a wrong cost_usd) with one log cut;
 the real fork (pickled rows and errors); and the command with a price file, unknown models,
@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 
 from sessiontools._parallel import cut as _cut
-from tests.splitting import cost_outcome, cut_where, line_starts, split_here
-from tests.test_split import built_log
-from tests.test_split_edges import random_log
+from tests.parallel.splitting import cost_outcome, cut_where, line_starts, split_here
+from tests.parallel.test_split import built_log
+from tests.parallel.test_split_edges import random_log
 
 
 @pytest.fixture

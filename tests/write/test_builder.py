@@ -21,7 +21,9 @@ import pytest
 
 from sessiontools import (
     FORBIDDEN_DECISION,
+    LIMIT_RESULT,
     REFUSED_RESULT,
+    SETTLED_RESULT,
     DecisionEntry,
     Display,
     Entry,
@@ -32,6 +34,7 @@ from sessiontools import (
     ModelUsage,
     Outcome,
     Refusal,
+    SessionBuilder,
     Source,
     ToolCall,
     ToolResultEntry,
@@ -40,7 +43,6 @@ from sessiontools import (
     read_session,
 )
 from sessiontools._model.conversation import conversation
-from sessiontools._write.builder import LIMIT_RESULT, SETTLED_RESULT, SessionBuilder
 
 MS = 1_000_000
 START = "2026-10-18T09:30:00+02:00"

@@ -37,7 +37,7 @@ from sessiontools import (
 )
 from sessiontools._parallel import cut as _cut
 from tests.helpers import REPO
-from tests.splitting import PRICES, record_ways
+from tests.parallel.splitting import PRICES, record_ways
 
 # Writes each line of a log in several parts (cut at random places), pausing after each part:
 # a reader at the end of the file nearly always finds a line begun and not ended.

@@ -17,10 +17,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sessiontools._cost.price_book import PriceBook, PriceTable
-from sessiontools._cost.price_file import Prices, Rates, load_prices
-from sessiontools._errors import PriceFileError, SessionToolsError
-from sessiontools._log.entries import Usage
+from sessiontools import (
+    PriceBook,
+    PriceFileError,
+    Prices,
+    PriceTable,
+    Rates,
+    SessionToolsError,
+    Usage,
+    load_prices,
+)
 
 # -- published prices, US dollars per million tokens -------------------------------------------
 

@@ -1,8 +1,8 @@
-"""One export in two processes (``sessiontools._parallel.split``): the same bytes, warnings and errors as
-one process, at every cut.
+"""One export in two processes (``sessiontools._parallel.split``): the same bytes, warnings
+and errors as one process, at every cut.
 
-Most tests run the child's work in this process (``InProcessChild`` in tests/splitting.py), so
-that every line of every log can be tried as the cut quickly; the tests named "forked" fork.
+Most tests run the child's work in this process (``InProcessChild`` in
+tests/parallel/splitting.py), so that every line of every log can be tried as the cut quickly; the tests named "forked" fork.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from sessiontools._parallel import cut as _cut
 from sessiontools._parallel import split as _split
 from tests import logs
 from tests.helpers import SESSIONS, assistant, line, outcome, result, user
-from tests.splitting import export, line_starts
+from tests.parallel.splitting import export, line_starts
 
 
 def sample_logs(tmp_path: Path) -> list[Path]:

@@ -18,21 +18,30 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sessiontools import Entry, LabelSource, Message, Session, ToolCall, Usage, read_session
-from sessiontools._cost.price_file import Prices
-from sessiontools._errors import LabelError, PinError
-from sessiontools._log.reader import LogReader
-from sessiontools._model.conversation import CallInfo, Decision, View
-from sessiontools._model.labels import (
+from sessiontools import (
     FORBIDDEN_DECISION,
     REFUSED_RESULT,
+    CallInfo,
+    Decision,
+    Entry,
+    LabelError,
+    LabelSource,
+    LogReader,
+    Message,
+    PinError,
+    Prices,
+    Session,
+    ToolCall,
+    Usage,
+    View,
     check_label,
     check_labels,
     display_id,
     forbidden,
+    open_session,
+    read_session,
     union_labels,
 )
-from sessiontools._model.session import open_session
 from tests.helpers import (
     SESSIONS,
     assistant,

@@ -44,7 +44,7 @@ from sessiontools._cli.main import cli
 from sessiontools._parallel import split as _split
 from tests.helpers import assistant, line, outcome, result, t, usage, user
 from tests.otlp import spans, to_proto
-from tests.splitting import cost_outcome, export, line_starts
+from tests.parallel.splitting import cost_outcome, export, line_starts
 
 INT64_MAX = 2**63 - 1
 PRICES = {"claude-sonnet-4-5": Prices(3.0, 15.0, 0.3, 3.75)}
@@ -475,7 +475,7 @@ def test_two_processes_say_what_one_says(
 
 @pytest.mark.parametrize("case", sorted(SPLIT_CASES))
 def test_two_processes_cost_what_one_costs(tmp_path: Path, case: str, monkeypatch: Any) -> None:
-    from tests.splitting import split_here
+    from tests.parallel.splitting import split_here
 
     where: dict[str, int] = {}
     ways = split_here(monkeypatch, lambda p: where["cut"])

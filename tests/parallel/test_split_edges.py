@@ -5,7 +5,7 @@ The claim under test: for any log and any cut, ``workers=2`` gives the bytes, th
 (category and message, in order) and the error (type and message) of ``workers=1``.
 
 The comments marked "Was:" say what failed before the fix the test now guards. The other
-tests cover cases that tests/test_split.py does not.
+tests cover cases that tests/parallel/test_split.py does not.
 
 Scripts that change process-wide state (signal dispositions, fork hooks, fd limits) run in a
 subprocess.
@@ -37,8 +37,8 @@ from sessiontools import (
 from sessiontools._parallel import cut as _cut
 from sessiontools._parallel import split as _split
 from tests.helpers import REPO, assistant, line, outcome, result, t, usage, user
-from tests.splitting import export, line_starts
-from tests.test_split import built_log
+from tests.parallel.splitting import export, line_starts
+from tests.parallel.test_split import built_log
 
 # --------------------------------------------------------------------------------------------
 # helpers
@@ -76,7 +76,7 @@ SIGCHLD_SCRIPT = """
     import os, signal, sys, tempfile, time
     from sessiontools import otlp_json
     from sessiontools._parallel import split as _split
-    from tests.test_split import built_log
+    from tests.parallel.test_split import built_log
     p = os.path.join(tempfile.mkdtemp(), "log.jsonl")
     open(p, "wb").write(built_log(30))
     expected = otlp_json(p, workers=1)
@@ -194,7 +194,7 @@ def test_no_spare_file_descriptor(tmp_path: Path) -> None:
 KEYBOARD_INTERRUPT_SCRIPT = """
     import functools, gc, os, signal, sys, tempfile, time
     from sessiontools import otlp_json
-    from tests.test_split import built_log
+    from tests.parallel.test_split import built_log
     p = os.path.join(tempfile.mkdtemp(), "log.jsonl")
     open(p, "wb").write(built_log(30))
     me = os.getpid()
@@ -274,7 +274,7 @@ def test_bytes_written_before_an_error_in_the_second_part(tmp_path: Path) -> Non
 
 # --------------------------------------------------------------------------------------------
 # FAILURES with the in-process harness only (cuts find_cut never chooses: it cuts at a
-# `run_started` line after the first line). The harness of tests/test_split.py claims every
+# `run_started` line after the first line). The harness of tests/parallel/test_split.py claims every
 # line start; these line starts break that claim.
 
 R1 = line(0, "run_started", {"prompt": "a"}) + line(1, "run_ended", outcome(turns=0))
@@ -314,7 +314,7 @@ def test_harness_cut_at_offset_zero(tmp_path: Path, cut_at: Any) -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# PASSING: cases tests/test_split.py does not cover
+# PASSING: cases tests/parallel/test_split.py does not cover
 
 
 def _ways(cut_at: Any) -> list[str]:

@@ -22,8 +22,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from sessiontools import otlp_json
+from sessiontools._cli import output as _output
 from sessiontools._cli.main import cli, main
-from sessiontools._cli.main import output as _output
 from sessiontools._cli.output import _check_out, _temporary_prefix
 from tests.helpers import REPO, line, outcome, usage, user
 from tests.logs import CRASH_AND_RESUME, ONE_TOOL
@@ -463,12 +463,6 @@ def test_out_to_this_process_stdout_appends_to_a_file_it_appends_to(
         )
     assert got.returncode == 0, got.stderr
     assert log.read_bytes() == b"before\n" + expected(CRASH_AND_RESUME, conversation_id="run-42")
-
-
-def test_dir_lists_every_public_name() -> None:
-    import sessiontools
-
-    assert dir(sessiontools) == sorted(sessiontools.__all__)
 
 
 # -- issue 10: input and output handling --------------------------------------------------------

@@ -24,24 +24,27 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sessiontools import (
+    NIL,
     DamagedLogError,
     Entry,
+    FileStore,
     LogReader,
+    MemoryStore,
     Message,
     MessageEntry,
     Part,
     PinsEntry,
+    Store,
+    StoreError,
+    StoreLockedError,
     ToolCall,
     TornTailWarning,
     Usage,
+    encode_entry,
     iter_entries,
 )
-from sessiontools._errors import StoreError, StoreLockedError
-from sessiontools._log.encode import encode_entry
-from sessiontools._log.entries import NIL
-from sessiontools._write.store import FileStore, MemoryStore, Store
 from tests.helpers import SESSIONS
-from tests.store_writer import BASE_UNIX_NANO, make_entry
+from tests.write.store_writer import BASE_UNIX_NANO, make_entry
 
 WRITER = Path(__file__).resolve().parent / "store_writer.py"
 DAMAGED = {"05_damaged_middle_line.jsonl"}  # raises DamagedLogError: not a session to copy

@@ -19,12 +19,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sessiontools import Entry, EntryError, iter_entries
-from sessiontools._log.encode import encode_entry
-from sessiontools._log.entries import (
+from sessiontools import (
     NIL,
     NIL_MAP,
     Display,
+    Entry,
+    EntryError,
     LabelsEntry,
     Message,
     MessageEntry,
@@ -40,11 +40,12 @@ from sessiontools._log.entries import (
     ToolResultEntry,
     UnknownEntry,
     Usage,
+    encode_entry,
+    iter_entries,
 )
+from tests.helpers import SESSIONS
 
-from .helpers import SESSIONS
-
-ROUNDTRIP = Path(__file__).resolve().parent / "roundtrip"
+ROUNDTRIP = Path(__file__).resolve().parent.parent / "roundtrip"
 INPUTS = [*sorted(SESSIONS.glob("*.jsonl")), ROUNDTRIP / "oddities.jsonl"]
 
 

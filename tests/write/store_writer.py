@@ -1,6 +1,6 @@
-"""A writer process for tests/test_store.py: appends entries to a session file with FileStore.
+"""A writer process for tests/write/test_store.py: appends entries to a session file with FileStore.
 
-    python tests/store_writer.py PATH COUNT [--start SEQ] [--size BYTES] [--hold]
+    python tests/write/store_writer.py PATH COUNT [--start SEQ] [--size BYTES] [--hold]
 
 Appends ``make_entry(seq, size)`` for COUNT seqs from SEQ, printing each seq on its own line
 (flushed) once ``append`` has returned, i.e. once the entry is durable. With ``--hold`` it then
@@ -14,9 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from sessiontools._errors import StoreLockedError
-from sessiontools._log.entries import Entry, ToolResult, ToolResultEntry
-from sessiontools._write.store import FileStore
+from sessiontools import Entry, FileStore, StoreLockedError, ToolResult, ToolResultEntry
 
 #: 2026-10-18T09:30:00+02:00, in Unix nanoseconds.
 BASE_UNIX_NANO = 1_792_308_600 * 10**9
