@@ -2,7 +2,8 @@
 and errors as one process, at every cut.
 
 Most tests run the child's work in this process (``InProcessChild`` in
-tests/parallel/splitting.py), so that every line of every log can be tried as the cut quickly; the tests named "forked" fork.
+tests/parallel/splitting.py), so that every line of every log can be tried as the cut quickly;
+the tests named "forked" fork.
 """
 
 from __future__ import annotations
