@@ -3,10 +3,10 @@ the claim is that frames, ``skipped``, ``warnings``, warnings issued and errors 
 exactly those of ``workers=1`` for any log and any cut.
 
 No failure was found: every test here passes. They cover what tests/parallel/test_split_costs.py
-does not: random logs (tests/parallel/test_split_edges.random_log) with negative counts in turns and in
-tools' own model calls, damage, closing lines with cost_usd, skip_damaged; the same runs read
-from several logs (a copy cut mid-run, a transcript with a wrong cost_usd) with one log cut; the
-real fork (pickled rows and errors); and the command with a price file, unknown models,
+does not: random logs (tests/parallel/test_split_edges.random_log) with negative counts in turns
+and in tools' own model calls, damage, closing lines with cost_usd, skip_damaged; the same runs
+read from several logs (a copy cut mid-run, a transcript with a wrong cost_usd) with one log
+cut; the real fork (pickled rows and errors); and the command with a price file, unknown models,
 --since/--until and every grouping."""
 
 from __future__ import annotations
