@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
@@ -83,6 +82,14 @@ from .._log.entries import (
 from .._log.times import parse_rfc3339
 from .._model.labels import FORBIDDEN_DECISION, REFUSED_RESULT, check_labels
 from .._model.session import Session, SupportsLoad, open_session, read_session
+from .native import (
+    anthropic_content,
+    anthropic_message,
+    openai_function_call,
+    openai_message_item,
+    openai_reasoning_item,
+    openai_response,
+)
 
 __all__ = ["LIMIT_RESULT", "SETTLED_RESULT", "SessionBuilder", "SupportsAppend"]
 
@@ -638,34 +645,20 @@ class SessionBuilder:
         model = self._model("anthropic", model, "claude-sonnet-4-5")
         if at is not None:
             self.at(at)
-        calls = list(calls)
-        content: list[dict[str, Any]] = []
-        if reasoning is not None:
-            signature = self.ident("", 94, _B62 + "+/") + "=="
-            content.append({"type": "thinking", "thinking": reasoning, "signature": signature})
-        if text:
-            content.append({"type": "text", "text": text})
+        signature = self.ident("", 94, _B62 + "+/") + "==" if reasoning is not None else ""
         resolved = [self._spec(c, "anthropic") for c in calls]
-        for c in resolved:
-            content.append({"type": "tool_use", "id": c.id, "name": c.name, "input": c.input})
+        content = anthropic_content(
+            thinking=reasoning, signature=signature, text=text, calls=resolved
+        )
         stop = stop or ("tool_use" if resolved else "end_turn")
         u = usage or Usage()
-        data = {
-            "id": self.ident("msg_01", 22),
-            "type": "message",
-            "role": "assistant",
-            "model": served or model,
-            "content": content,
-            "stop_reason": stop,
-            "stop_sequence": None,
-            "usage": {
-                "input_tokens": u.input_tokens,
-                "cache_creation_input_tokens": u.cache_write_tokens,
-                "cache_read_input_tokens": u.cache_read_tokens,
-                "output_tokens": u.output_tokens,
-                "service_tier": "standard",
-            },
-        }
+        data = anthropic_message(
+            id=self.ident("msg_01", 22),
+            model=served or model,
+            content=content,
+            stop_reason=stop,
+            usage=u,
+        )
         return self._turn(
             "anthropic", model, data, text, reasoning, resolved, u, stop, "", served, ms
         )
@@ -700,62 +693,34 @@ class SessionBuilder:
         model = self._model("openai", model, "gpt-5")
         if at is not None:
             self.at(at)
-        calls = list(calls)
         output: list[dict[str, Any]] = []
         if reasoning is not None:
-            summary = [{"type": "summary_text", "text": reasoning}] if reasoning else []
-            output.append(
-                {"id": self.ident("rs_", 50, _HEX), "type": "reasoning", "summary": summary}
-            )
+            output.append(openai_reasoning_item(self.ident("rs_", 50, _HEX), reasoning))
         incomplete = stop == "max_tokens"
         if refusal:
             text = refusal
-            item: dict[str, Any] = {"type": "refusal", "refusal": refusal}
-        else:
-            item = {"type": "output_text", "annotations": [], "logprobs": [], "text": text}
         if text:
+            item_id = self.ident("msg_", 50, _HEX)
             output.append(
-                {
-                    "id": self.ident("msg_", 50, _HEX),
-                    "type": "message",
-                    "status": "incomplete" if incomplete and not refusal else "completed",
-                    "content": [item],
-                    "role": "assistant",
-                }
+                openai_message_item(
+                    item_id, text=text, refusal=refusal, incomplete=incomplete and not refusal
+                )
             )
         resolved = []
         for c in calls:
             call = self._spec(c, "openai")
             resolved.append(call)
-            output.append(
-                {
-                    "id": self.ident("fc_", 50, _HEX),
-                    "type": "function_call",
-                    "status": "completed",
-                    "arguments": json.dumps(call.input, separators=(",", ":"), ensure_ascii=False),
-                    "call_id": call.id,
-                    "name": call.name,
-                }
-            )
+            output.append(openai_function_call(self.ident("fc_", 50, _HEX), call))
         u = usage or Usage()
-        uncached_and_cached = u.input_tokens + u.cache_read_tokens
-        data: dict[str, Any] = {
-            "id": self.ident("resp_", 50, _HEX),
-            "object": "response",
-            "created_at": (self._now + round(ms * _MS) // 2) // _SECOND,
-            "status": "incomplete" if incomplete else "completed",
-            "error": None,
-            "incomplete_details": {"reason": "max_output_tokens"} if incomplete else None,
-            "model": served or model,
-            "output": output,
-            "usage": {
-                "input_tokens": uncached_and_cached,
-                "input_tokens_details": {"cached_tokens": u.cache_read_tokens},
-                "output_tokens": u.output_tokens,
-                "output_tokens_details": {"reasoning_tokens": reasoning_tokens},
-                "total_tokens": uncached_and_cached + u.output_tokens,
-            },
-        }
+        data = openai_response(
+            id=self.ident("resp_", 50, _HEX),
+            created_at=(self._now + round(ms * _MS) // 2) // _SECOND,
+            model=served or model,
+            output=output,
+            usage=u,
+            reasoning_tokens=reasoning_tokens,
+            incomplete=incomplete,
+        )
         return self._turn(
             "openai", model, data, text, reasoning, resolved, u, stop, refusal, served, ms
         )
