@@ -1,5 +1,5 @@
-"""Reading a log in two processes (``sessiontools._parallel.split``), for the tests: the child's work
-run in this process, how each read went, and what one read gives. Used by tests/test_split*.py
+"""Reading a log in two processes (``sessiontools._parallel.split``), for the tests: the child's
+work run in this process, how each read went, and what one read gives. Used by tests/test_split*.py
 (the ``cut_at`` and ``split_ways`` fixtures are made available by tests/conftest.py)."""
 
 from __future__ import annotations

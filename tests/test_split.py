@@ -1,5 +1,5 @@
-"""One export in two processes (``sessiontools._parallel.split``): the same bytes, warnings and errors as
-one process, at every cut.
+"""One export in two processes (``sessiontools._parallel.split``): the same bytes, warnings and
+errors as one process, at every cut.
 
 Most tests run the child's work in this process (``InProcessChild`` in tests/splitting.py), so
 that every line of every log can be tried as the cut quickly; the tests named "forked" fork.
