@@ -25,7 +25,7 @@ the first part is read. So the output, warnings and errors are those of reading 
 process: ``tests/parallel/test_split.py`` and ``tests/parallel/test_split_edges.py`` check this
 at every line of every sample log and of random logs. The child never runs the caller's code:
 signals wait while it forks, it gives up the caller's signal handlers (``signals``), and it
-ends with ``os._exit``. """
+ends with ``os._exit``."""
 
 from __future__ import annotations
 
