@@ -1,4 +1,4 @@
-"""Time the cost frames and ``sessiontools cost`` (design/costs.md; issue 3).
+"""Time the cost frames and ``sessiontools cost`` (docs/costs.md; issue 3).
 
     python benchmarks/bench_cost.py [--log LOG] [--files N] [--repeat K] [--part large|many|both]
 
@@ -72,7 +72,9 @@ import time
 started = time.perf_counter()
 import genai_prices  # noqa: F401  (sessiontools loads it on the first price it looks up)
 import sessiontools
-from sessiontools import _frames, _prices, _report  # noqa: F401  (pandas)
+import sessiontools._cost.frames  # noqa: F401  (pandas)
+import sessiontools._cost.price_book  # noqa: F401
+import sessiontools._cost.report  # noqa: F401
 imported = time.perf_counter()
 workers = None if sys.argv[2] == "None" else int(sys.argv[2])
 calls = sessiontools.read_costs(sys.argv[1], workers=workers).model_calls

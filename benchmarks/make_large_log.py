@@ -21,15 +21,14 @@ loop of the agentloop seed (``002_b8baa2d9a4d5bb0e.txt``):
   by ``max_tokens`` or refused; about one in seventy crashes (no ``run_ended``), and the next run
   settles the call it left running.
 
-Entries are built with ``sessiontools.SessionBuilder`` (``sessiontools._builder``), which numbers
-them, gives each its UTC offset and computes each ``run_ended`` from what its run did; this
-script draws every time, id and word and gives them to the builder. The builder keeps no
+Entries are built with ``sessiontools.SessionBuilder`` (``sessiontools._write.builder``), which
+numbers them, gives each its UTC offset and computes each ``run_ended`` from what its run did;
+this script draws every time, id and word and gives them to the builder. The builder keeps no
 entries: each goes, as it is made, to a sink that writes it with
-``sessiontools._gojson.encode_entry`` exactly as Go writes it, so memory stays flat whatever the
-size. The output depends only on ``--seed`` and ``--size-mb``:
-every random choice comes from one ``random.Random(seed)``, and times advance from a fixed start
-(2026-10-19, Europe/Berlin, so a long log crosses the end of summer time and mixes offsets).
-"""
+``sessiontools.encode_entry`` exactly as Go writes it, so memory stays flat whatever the
+size. The output depends only on ``--seed`` and ``--size-mb``: every random choice comes from
+one ``random.Random(seed)``, and times advance from a fixed start (2026-10-19, Europe/Berlin, so
+a long log crosses the end of summer time and mixes offsets)."""
 
 from __future__ import annotations
 
@@ -45,10 +44,25 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from sessiontools import FORBIDDEN_DECISION, REFUSED_RESULT
-from sessiontools._builder import SessionBuilder
-from sessiontools._entries import Entry, ModelError, ModelUsage, ToolCall, Usage
-from sessiontools._gojson import encode_entry
+from sessiontools import (
+    FORBIDDEN_DECISION,
+    REFUSED_RESULT,
+    Entry,
+    ModelError,
+    ModelUsage,
+    SessionBuilder,
+    ToolCall,
+    Usage,
+    encode_entry,
+)
+from sessiontools._write.native import (
+    anthropic_content,
+    anthropic_message,
+    openai_function_call,
+    openai_message_item,
+    openai_reasoning_item,
+    openai_response,
+)
 
 MS = 1_000_000  # nanoseconds
 SECOND = 1000 * MS
@@ -463,7 +477,7 @@ COMMANDS = (
     ("git log -p -n 5", "git"),
     ("ls -la", "ls"),
     ("grep -rn 'def ' sessiontools", "grep"),
-    ("python -m pytest -x tests/test_reader.py", "traceback"),
+    ("python -m pytest -x tests/log/test_reader.py", "traceback"),
 )
 
 
@@ -485,6 +499,21 @@ class _Sink:
 def _berlin_offset(unix_nano: int) -> int:
     """Europe/Berlin's UTC offset in seconds, in the weeks around the end of summer time."""
     return 7200 if unix_nano < DST_END_UNIX_NANO else 3600
+
+
+#: The request settings an OpenAI response echoes, as agents commonly send them.
+OPENAI_SETTINGS = {
+    "background": False,
+    "max_output_tokens": 32000,
+    "parallel_tool_calls": True,
+    "reasoning": {"effort": "medium", "summary": "auto"},
+    "service_tier": "default",
+    "store": False,
+    "temperature": 1.0,
+    "tool_choice": "auto",
+    "top_p": 1.0,
+    "truncation": "disabled",
+}
 
 
 class _Session:
@@ -805,107 +834,46 @@ class _Session:
     ) -> dict[str, Any]:
         """The provider's response for a turn (``native.data``), with its ids and signature."""
         rng = self.rng
-        data: dict[str, Any]
         if provider == "anthropic":
-            content: list[dict[str, Any]] = []
-            if reasoning:
-                content.append(
-                    {
-                        "type": "thinking",
-                        "thinking": reasoning,
-                        "signature": _b64(rng, rng.randint(200, 700)),
-                    }
-                )
-            if text:
-                content.append({"type": "text", "text": text})
-            for c in calls:
-                content.append({"type": "tool_use", "id": c.id, "name": c.name, "input": c.input})
-            data = {
-                "id": "msg_01" + _ident(rng, B62, 22),
-                "type": "message",
-                "role": "assistant",
-                "model": model,
-                "content": content,
-                "stop_reason": "refusal" if refusal else stop,
-                "stop_sequence": None,
-                "usage": {
-                    "input_tokens": usage.input_tokens,
-                    "cache_creation_input_tokens": usage.cache_write_tokens,
-                    "cache_read_input_tokens": usage.cache_read_tokens,
-                    "cache_creation": {
-                        "ephemeral_5m_input_tokens": usage.cache_write_tokens,
-                        "ephemeral_1h_input_tokens": 0,
-                    },
-                    "output_tokens": usage.output_tokens,
-                    "service_tier": "standard",
-                },
-            }
-        else:
-            output: list[dict[str, Any]] = [
-                {
-                    "id": "rs_" + _ident(rng, HEX, 48),
-                    "type": "reasoning",
-                    "encrypted_content": "gAAAAAB" + _b64(rng, rng.randint(600, 2400)),
-                    "summary": [{"type": "summary_text", "text": reasoning}] if reasoning else [],
-                }
-            ]
-            if text or refusal:
-                item = (
-                    {"type": "refusal", "refusal": refusal}
-                    if refusal
-                    else {"type": "output_text", "annotations": [], "logprobs": [], "text": text}
-                )
-                output.append(
-                    {
-                        "id": "msg_" + _ident(rng, HEX, 48),
-                        "type": "message",
-                        "status": "incomplete" if stop == "max_tokens" else "completed",
-                        "content": [item],
-                        "role": "assistant",
-                    }
-                )
-            for c in calls:
-                output.append(
-                    {
-                        "id": "fc_" + _ident(rng, HEX, 48),
-                        "type": "function_call",
-                        "status": "completed",
-                        "arguments": orjson.dumps(c.input).decode("utf-8"),
-                        "call_id": c.id,
-                        "name": c.name,
-                    }
-                )
-            total_in = usage.input_tokens + usage.cache_read_tokens
-            data = {
-                "id": "resp_" + _ident(rng, HEX, 48),
-                "object": "response",
-                "created_at": self.now // SECOND,
-                "status": "incomplete" if stop == "max_tokens" else "completed",
-                "background": False,
-                "error": None,
-                "incomplete_details": (
-                    {"reason": "max_output_tokens"} if stop == "max_tokens" else None
+            signature = _b64(rng, rng.randint(200, 700)) if reasoning else ""
+            return anthropic_message(
+                id="msg_01" + _ident(rng, B62, 22),
+                model=model,
+                content=anthropic_content(
+                    thinking=reasoning or None, signature=signature, text=text, calls=calls
                 ),
-                "max_output_tokens": 32000,
-                "model": model,
-                "output": output,
-                "parallel_tool_calls": True,
-                "reasoning": {"effort": "medium", "summary": "auto"},
-                "service_tier": "default",
-                "store": False,
-                "temperature": 1.0,
-                "tool_choice": "auto",
-                "top_p": 1.0,
-                "truncation": "disabled",
-                "usage": {
-                    "input_tokens": total_in,
-                    "input_tokens_details": {"cached_tokens": usage.cache_read_tokens},
-                    "output_tokens": usage.output_tokens,
-                    "output_tokens_details": {"reasoning_tokens": len(reasoning) // 3},
-                    "total_tokens": total_in + usage.output_tokens,
-                },
-            }
-        return data
+                stop_reason="refusal" if refusal else stop,
+                usage=usage,
+                cache_creation=True,
+            )
+        output = [
+            openai_reasoning_item(
+                "rs_" + _ident(rng, HEX, 48),
+                reasoning,
+                encrypted_content="gAAAAAB" + _b64(rng, rng.randint(600, 2400)),
+            )
+        ]
+        if text or refusal:
+            output.append(
+                openai_message_item(
+                    "msg_" + _ident(rng, HEX, 48),
+                    text=text,
+                    refusal=refusal,
+                    incomplete=stop == "max_tokens",
+                )
+            )
+        for c in calls:
+            output.append(openai_function_call("fc_" + _ident(rng, HEX, 48), c))
+        return openai_response(
+            id="resp_" + _ident(rng, HEX, 48),
+            created_at=self.now // SECOND,
+            model=model,
+            output=output,
+            usage=usage,
+            reasoning_tokens=len(reasoning) // 3,
+            incomplete=stop == "max_tokens",
+            settings=OPENAI_SETTINGS,
+        )
 
     # Runs.
 

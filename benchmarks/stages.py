@@ -26,8 +26,8 @@ from pathlib import Path
 
 import orjson
 
-from sessiontools import LogReader, encode_otlp_json, iter_runs
-from sessiontools._otel import Span, _trace_spans
+from sessiontools import LogReader, Span, encode_otlp_json, iter_runs
+from sessiontools._otel.spans import _trace_spans
 
 
 def pipelines(log: Path) -> list[tuple[str, Callable[[], object]]]:

@@ -1,8 +1,12 @@
 """sessiontools: read agentloop session logs offline.
 
-Data flows one way: bytes -> entries (``iter_entries``) -> the session model (``iter_runs``,
-``read_session``) -> exporters (``trace_spans`` and ``encode_otlp_json``, or ``otlp_json`` for
-both) -> the command line (``sessiontools otel``).
+Data flows one way, one stage per folder: bytes -> entries (``_log``: ``iter_entries``) -> the
+session model (``_model``: ``iter_runs``, ``read_session``) -> exporters: traces (``_otel``:
+``trace_spans``, ``encode_otlp_json``, ``otlp_json``) and priced frames (``_cost``:
+``read_costs``) -> the command line (``_cli``: ``sessiontools otel``, ``sessiontools cost``).
+Beside the flow: ``_parallel`` (a log read in two processes, many logs in a pool) and
+``_write`` (the session library's stores and ``SessionBuilder``). The rules each stage follows
+are in the repository's ``docs/``; the README's "Layout" maps the folders.
 
 The errors it raises are drawn in one tree in ``sessiontools._errors``: ``SessionToolsError``,
 with ``LogError`` (``DamagedLogError``, ``EntryError``) for logs that cannot be read,
@@ -16,8 +20,55 @@ from typing import TYPE_CHECKING, Any
 from ._version import __version__
 
 if TYPE_CHECKING:
-    from ._builder import LIMIT_RESULT, SETTLED_RESULT, SessionBuilder, SupportsAppend
-    from ._entries import (
+    from ._cost.frames import (
+        CostTables,
+        SkippedLog,
+        cost_by,
+        model_calls,
+        read_costs,
+        runs,
+        tool_calls,
+    )
+    from ._cost.price_book import (
+        PriceBook,
+        PriceTable,
+    )
+    from ._cost.price_file import (
+        Prices,
+        Rates,
+        load_prices,
+    )
+    from ._cost.report import (
+        CostReport,
+        cost_report,
+        render,
+    )
+    from ._cost.rows import (
+        COLUMNS,
+    )
+    from ._errors import (
+        CostMismatchWarning,
+        DamagedLogError,
+        EntryError,
+        InvalidIdError,
+        LabelError,
+        LogError,
+        LogStructureWarning,
+        OutOfRangeError,
+        PinError,
+        PriceFileError,
+        SessionToolsError,
+        SessionToolsWarning,
+        StoreError,
+        StoreLockedError,
+        TornTailWarning,
+        UnknownEntryWarning,
+        UsageConventionError,
+    )
+    from ._log.encode import (
+        encode_entry,
+    )
+    from ._log.entries import (
         NIL,
         NIL_MAP,
         CallStartedEntry,
@@ -44,243 +95,265 @@ if TYPE_CHECKING:
         UnknownEntry,
         Usage,
     )
-    from ._errors import (
-        DamagedLogError,
-        EntryError,
-        InvalidIdError,
-        LabelError,
-        LogError,
-        LogStructureWarning,
-        OutOfRangeError,
-        PinError,
-        SessionToolsError,
-        SessionToolsWarning,
-        StoreError,
-        StoreLockedError,
-        TornTailWarning,
-        UnknownEntryWarning,
+    from ._log.reader import (
+        MAX_LINE_BYTES,
+        ClosingLine,
+        LogReader,
+        LogSource,
+        TornTail,
+        iter_entries,
     )
-    from ._frames import (
-        COLUMNS,
-        CostMismatchWarning,
-        CostTables,
-        SkippedLog,
-        cost_by,
-        find_logs,
-        model_calls,
-        read_costs,
-        runs,
-        tool_calls,
-    )
-    from ._gojson import encode_entry
-    from ._model import (
-        FailedCall,
-        LabelSource,
-        Run,
-        Session,
-        SessionFold,
-        ToolCallRecord,
-        ToolModelCall,
-        Turn,
-        iter_runs,
-        open_session,
-        read_session,
-    )
-    from ._otel import (
-        SCHEMA_URL,
-        AttributeValue,
-        Span,
+    from ._log.sources import (
         default_conversation_id,
-        encode_otlp_json,
-        export_otlp_json,
-        otlp_json,
-        parse_span_id,
-        parse_trace_id,
-        run_span_id,
-        run_trace_id,
-        span_id,
-        trace_spans,
-        write_otlp_json,
+        find_logs,
     )
-    from ._prices import PriceBook, PriceFileError, Prices, PriceTable, Rates, load_prices
-    from ._reader import MAX_LINE_BYTES, ClosingLine, LogReader, LogSource, TornTail, iter_entries
-    from ._report import CostReport, cost_report, render
-    from ._session import (
+    from ._log.times import (
+        format_rfc3339,
+        parse_rfc3339,
+    )
+    from ._model.conversation import (
+        CallInfo,
+        Decision,
+        View,
+    )
+    from ._model.fold import (
+        SessionFold,
+        iter_runs,
+    )
+    from ._model.labels import (
         FORBIDDEN_DECISION,
         LABEL_SEED,
         LABEL_TOOL,
         MAX_LABEL_BYTES,
         REFUSED_RESULT,
-        CallInfo,
-        Decision,
-        View,
         check_label,
         check_labels,
         display_id,
         forbidden,
         union_labels,
     )
-    from ._store import FileStore, MemoryStore, Store
-    from ._times import format_rfc3339, parse_rfc3339
-    from ._usage import (
+    from ._model.runs import (
+        FailedCall,
+        LabelSource,
+        Run,
+        ToolCallRecord,
+        ToolModelCall,
+        Turn,
+    )
+    from ._model.session import (
+        Session,
+        open_session,
+        read_session,
+    )
+    from ._model.usage import (
         OTelUsage,
-        UsageConventionError,
         from_agentcore,
         from_otel,
         from_provider,
         inclusive_input_tokens,
         to_otel,
     )
+    from ._otel.export import (
+        export_otlp_json,
+        otlp_json,
+    )
+    from ._otel.ids import (
+        parse_span_id,
+        parse_trace_id,
+        run_span_id,
+        run_trace_id,
+        span_id,
+    )
+    from ._otel.otlp_json import (
+        encode_otlp_json,
+        write_otlp_json,
+    )
+    from ._otel.spans import (
+        SCHEMA_URL,
+        AttributeValue,
+        Span,
+        trace_spans,
+    )
+    from ._write.builder import (
+        LIMIT_RESULT,
+        SETTLED_RESULT,
+        SessionBuilder,
+        SupportsAppend,
+    )
+    from ._write.store import (
+        FileStore,
+        MemoryStore,
+        Store,
+    )
 
-# Every name loads with its module on first use (PEP 562): `import sessiontools` costs next to
-# nothing, the cost tables' pandas and genai-prices load only for them, and `sessiontools otel`
-# loads only what it uses (and can say "interrupted" for a Ctrl-C while it loads: _main.py).
-_LAZY = {
-    **dict.fromkeys(
-        (
-            "NIL",
-            "NIL_MAP",
-            "CallStartedEntry",
-            "DecisionEntry",
-            "Display",
-            "Entry",
-            "LabelsEntry",
-            "Message",
-            "MessageEntry",
-            "ModelError",
-            "ModelErrorEntry",
-            "ModelUsage",
-            "Native",
-            "Outcome",
-            "Part",
-            "Payload",
-            "PinsEntry",
-            "Refusal",
-            "RunStartedEntry",
-            "Source",
-            "ToolCall",
-            "ToolResult",
-            "ToolResultEntry",
-            "UnknownEntry",
-            "Usage",
-        ),
-        "._entries",
+# Where each public name lives: it is imported from there when first used (PEP 562), so
+# `import sessiontools` loads none of the stages, and `sessiontools otel` none of the cost
+# tables (pandas, genai-prices). tests/test_public_api.py checks that this table, the imports
+# above (for type checkers) and `__all__` (for strict type checkers, a literal) agree.
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    "._cost.frames": (
+        "CostTables",
+        "SkippedLog",
+        "cost_by",
+        "model_calls",
+        "read_costs",
+        "runs",
+        "tool_calls",
     ),
-    **dict.fromkeys(
-        (
-            "DamagedLogError",
-            "EntryError",
-            "InvalidIdError",
-            "LabelError",
-            "LogError",
-            "LogStructureWarning",
-            "OutOfRangeError",
-            "PinError",
-            "SessionToolsError",
-            "SessionToolsWarning",
-            "StoreError",
-            "StoreLockedError",
-            "TornTailWarning",
-            "UnknownEntryWarning",
-        ),
-        "._errors",
+    "._cost.price_book": (
+        "PriceBook",
+        "PriceTable",
     ),
-    **dict.fromkeys(
-        (
-            "FailedCall",
-            "LabelSource",
-            "Run",
-            "Session",
-            "SessionFold",
-            "ToolCallRecord",
-            "ToolModelCall",
-            "Turn",
-            "iter_runs",
-            "open_session",
-            "read_session",
-        ),
-        "._model",
+    "._cost.price_file": (
+        "Prices",
+        "Rates",
+        "load_prices",
     ),
-    **dict.fromkeys(
-        (
-            "SCHEMA_URL",
-            "AttributeValue",
-            "Span",
-            "default_conversation_id",
-            "encode_otlp_json",
-            "export_otlp_json",
-            "otlp_json",
-            "parse_span_id",
-            "parse_trace_id",
-            "run_span_id",
-            "run_trace_id",
-            "span_id",
-            "trace_spans",
-            "write_otlp_json",
-        ),
-        "._otel",
+    "._cost.report": (
+        "CostReport",
+        "cost_report",
+        "render",
     ),
-    **dict.fromkeys(
-        ("MAX_LINE_BYTES", "ClosingLine", "LogReader", "LogSource", "TornTail", "iter_entries"),
-        "._reader",
+    "._cost.rows": ("COLUMNS",),
+    "._errors": (
+        "CostMismatchWarning",
+        "DamagedLogError",
+        "EntryError",
+        "InvalidIdError",
+        "LabelError",
+        "LogError",
+        "LogStructureWarning",
+        "OutOfRangeError",
+        "PinError",
+        "PriceFileError",
+        "SessionToolsError",
+        "SessionToolsWarning",
+        "StoreError",
+        "StoreLockedError",
+        "TornTailWarning",
+        "UnknownEntryWarning",
+        "UsageConventionError",
     ),
-    **dict.fromkeys(
-        (
-            "FORBIDDEN_DECISION",
-            "LABEL_SEED",
-            "LABEL_TOOL",
-            "MAX_LABEL_BYTES",
-            "REFUSED_RESULT",
-            "CallInfo",
-            "Decision",
-            "View",
-            "check_label",
-            "check_labels",
-            "display_id",
-            "forbidden",
-            "union_labels",
-        ),
-        "._session",
+    "._log.encode": ("encode_entry",),
+    "._log.entries": (
+        "CallStartedEntry",
+        "DecisionEntry",
+        "Display",
+        "Entry",
+        "LabelsEntry",
+        "Message",
+        "MessageEntry",
+        "ModelError",
+        "ModelErrorEntry",
+        "ModelUsage",
+        "NIL",
+        "NIL_MAP",
+        "Native",
+        "Outcome",
+        "Part",
+        "Payload",
+        "PinsEntry",
+        "Refusal",
+        "RunStartedEntry",
+        "Source",
+        "ToolCall",
+        "ToolResult",
+        "ToolResultEntry",
+        "UnknownEntry",
+        "Usage",
     ),
-    **dict.fromkeys(("format_rfc3339", "parse_rfc3339"), "._times"),
-    **dict.fromkeys(
-        (
-            "OTelUsage",
-            "UsageConventionError",
-            "from_agentcore",
-            "from_otel",
-            "from_provider",
-            "inclusive_input_tokens",
-            "to_otel",
-        ),
-        "._usage",
+    "._log.reader": (
+        "ClosingLine",
+        "LogReader",
+        "LogSource",
+        "MAX_LINE_BYTES",
+        "TornTail",
+        "iter_entries",
     ),
-    **dict.fromkeys(
-        ("LIMIT_RESULT", "SETTLED_RESULT", "SessionBuilder", "SupportsAppend"), "._builder"
+    "._log.sources": (
+        "default_conversation_id",
+        "find_logs",
     ),
-    **dict.fromkeys(("FileStore", "MemoryStore", "Store"), "._store"),
-    "encode_entry": "._gojson",
-    **dict.fromkeys(
-        (
-            "COLUMNS",
-            "CostMismatchWarning",
-            "CostTables",
-            "SkippedLog",
-            "cost_by",
-            "find_logs",
-            "model_calls",
-            "read_costs",
-            "runs",
-            "tool_calls",
-        ),
-        "._frames",
+    "._log.times": (
+        "format_rfc3339",
+        "parse_rfc3339",
     ),
-    **dict.fromkeys(
-        ("PriceBook", "PriceFileError", "PriceTable", "Prices", "Rates", "load_prices"),
-        "._prices",
+    "._model.conversation": (
+        "CallInfo",
+        "Decision",
+        "View",
     ),
-    **dict.fromkeys(("CostReport", "cost_report", "render"), "._report"),
+    "._model.fold": (
+        "SessionFold",
+        "iter_runs",
+    ),
+    "._model.labels": (
+        "FORBIDDEN_DECISION",
+        "LABEL_SEED",
+        "LABEL_TOOL",
+        "MAX_LABEL_BYTES",
+        "REFUSED_RESULT",
+        "check_label",
+        "check_labels",
+        "display_id",
+        "forbidden",
+        "union_labels",
+    ),
+    "._model.runs": (
+        "FailedCall",
+        "LabelSource",
+        "Run",
+        "ToolCallRecord",
+        "ToolModelCall",
+        "Turn",
+    ),
+    "._model.session": (
+        "Session",
+        "open_session",
+        "read_session",
+    ),
+    "._model.usage": (
+        "OTelUsage",
+        "from_agentcore",
+        "from_otel",
+        "from_provider",
+        "inclusive_input_tokens",
+        "to_otel",
+    ),
+    "._otel.export": (
+        "export_otlp_json",
+        "otlp_json",
+    ),
+    "._otel.ids": (
+        "parse_span_id",
+        "parse_trace_id",
+        "run_span_id",
+        "run_trace_id",
+        "span_id",
+    ),
+    "._otel.otlp_json": (
+        "encode_otlp_json",
+        "write_otlp_json",
+    ),
+    "._otel.spans": (
+        "AttributeValue",
+        "SCHEMA_URL",
+        "Span",
+        "trace_spans",
+    ),
+    "._write.builder": (
+        "LIMIT_RESULT",
+        "SETTLED_RESULT",
+        "SessionBuilder",
+        "SupportsAppend",
+    ),
+    "._write.store": (
+        "FileStore",
+        "MemoryStore",
+        "Store",
+    ),
 }
+_LAZY = {name: module for module, names in _EXPORTS.items() for name in names}
 
 
 def __getattr__(name: str) -> Any:

@@ -1,4 +1,5 @@
-"""What can go wrong, and what is only worth a warning.
+"""What can go wrong, and what is only worth a warning, in every stage: the one tree of
+sessiontools' exceptions and warnings.
 
 The exception tree::
 
@@ -8,6 +9,9 @@ The exception tree::
      │    └── EntryError              a complete JSON line that is not a usable entry
      ├── InvalidIdError (ValueError)  a trace or span id that is not one
      ├── OutOfRangeError (ValueError) a value an export cannot hold (a time, a token sum)
+     ├── UsageConventionError (ValueError)
+     │                                token counts that do not fit their convention (negative)
+     ├── PriceFileError               a price file that cannot be used
      ├── LabelError (ValueError)      a string that is not a label (agentloop's CheckLabel)
      ├── PinError                     a tool definition digest that differs from the pinned one
      └── StoreError                   a store that cannot do what was asked
@@ -16,7 +20,8 @@ The exception tree::
     SessionToolsWarning (UserWarning)
      ├── TornTailWarning              the last line is a write cut short; it was ignored
      ├── UnknownEntryWarning          an entry type or field from a newer agentloop; kept
-     └── LogStructureWarning          entries not where agentloop writes them; read as they are
+     ├── LogStructureWarning          entries not where agentloop writes them; read as they are
+     └── CostMismatchWarning          a transcript's cost_usd is more than 1% off the computed
 
 ``OSError`` from opening or reading a file is passed through unchanged.
 
@@ -27,6 +32,7 @@ line starts, and its ``str()`` is one line a person can act on.
 from __future__ import annotations
 
 __all__ = [
+    "CostMismatchWarning",
     "DamagedLogError",
     "EntryError",
     "InvalidIdError",
@@ -35,12 +41,14 @@ __all__ = [
     "LogStructureWarning",
     "OutOfRangeError",
     "PinError",
+    "PriceFileError",
     "SessionToolsError",
     "SessionToolsWarning",
     "StoreError",
     "StoreLockedError",
     "TornTailWarning",
     "UnknownEntryWarning",
+    "UsageConventionError",
 ]
 
 
@@ -79,7 +87,7 @@ class LogError(SessionToolsError):
 
 
 class DamagedLogError(LogError):
-    """A line that is not complete JSON, with more lines after it (reading.md, "Damage").
+    """A line that is not complete JSON, with more lines after it (docs/reading.md, "Lines").
 
     Only the last line of a log may be incomplete: that is a write cut short by a crash, and
     is reported as a ``TornTailWarning`` instead.
@@ -108,12 +116,48 @@ class OutOfRangeError(SessionToolsError, ValueError):
     to ``read_costs`` or ``trace_spans``; a cost frame's token sums in ``cost_by``): a time
     before 1970-01-01 or after 2262-04-11T23:47:16.854775807Z, or token counts that add up
     past 2^63-1. A log read by an exporter reports the same as an ``EntryError`` with its
-    line (``sessiontools._limits``)."""
+    line (``sessiontools._log.limits``)."""
+
+
+class UsageConventionError(SessionToolsError, ValueError):
+    """Counts that do not fit their convention: one would be negative once converted."""
+
+
+class PriceFileError(SessionToolsError):
+    """A price file that cannot be used.
+
+    ``str()`` is one line: the file, then the model id and the field when the problem is about
+    one, then what is wrong, e.g.
+    ``prices.json: model 'gpt-5', field 'input': -1 is negative; a price is US dollars per
+    million tokens, 0 or more``.
+
+    Attributes:
+        name: the file as given.
+        problem: what is wrong, in a few words.
+        model: the model id the problem is in, if any.
+        field: the field (as written in the file) the problem is in, if any.
+    """
+
+    def __init__(
+        self, name: str, problem: str, *, model: str | None = None, field: str | None = None
+    ) -> None:
+        self.name = name
+        self.problem = problem
+        self.model = model
+        self.field = field
+        where = name
+        if model is not None:
+            where += f": model {model!r}"
+        if field is not None:
+            where += f", field {field!r}" if model is not None else f": field {field!r}"
+        message = f"{where}: {problem}"
+        super().__init__(message.replace("\r", "\\r").replace("\n", "\\n"))
 
 
 class LabelError(SessionToolsError, ValueError):
-    """A string that is not a label, by agentloop's ``CheckLabel`` (seed 002): 1 to 100 bytes,
-    a lower-case letter or digit first, then lower-case letters, digits and ``_ . : @ / + -``.
+    """A string that is not a label, by agentloop's ``CheckLabel`` (docs/session-library.md,
+    "Labels"): 1 to 100 bytes, a lower-case letter or digit first, then lower-case letters, digits
+    and ``_ . : @ / + -``.
 
     Attributes:
         label: the string that was checked.
@@ -190,3 +234,7 @@ class LogStructureWarning(SessionToolsWarning):
     result, a ``run_ended``...) with no ``run_started`` before it, or a ``seq`` that goes
     back. They are read as they are, reported once each; such entries outside any run are in
     no run and no span."""
+
+
+class CostMismatchWarning(SessionToolsWarning):
+    """A transcript's ``cost_usd`` differs from the computed cost of its run by more than 1%."""

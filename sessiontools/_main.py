@@ -2,7 +2,8 @@
 
 Only this module loads before the command's code is imported. Ctrl-C and SIGTERM wait while
 it is imported (an extension module interrupted in its initialisation may crash), and are
-then handled as everywhere else: one line, and 130 or 143 (``_cli.handle_signals``).
+then handled as everywhere else: one line, and 130 or 143
+(``sessiontools._cli.signals.handle_signals``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ def run() -> NoReturn:
     signal handling (``_cli.handle_signals``)."""
     stop = {signal.SIGINT, signal.SIGTERM}
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, stop)
-    from ._cli import handle_signals, main  # here: what it imports waits for no signal
+    from ._cli.main import main
+    from ._cli.signals import handle_signals
 
     handle_signals()
     try:

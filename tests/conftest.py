@@ -1,5 +1,5 @@
 """Fixtures shared by the test files."""
 
-from tests.splitting import cut_at, split_ways
+from tests.parallel.splitting import cut_at, split_ways
 
 __all__ = ["cut_at", "split_ways"]

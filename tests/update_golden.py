@@ -23,7 +23,7 @@ GOLDEN = REPO / "tests" / "golden"
 
 def render(log: Path) -> dict[str, bytes]:
     """The golden files of one log, by file name."""
-    from sessiontools._cli import cli
+    from sessiontools._cli.main import cli
 
     here = Path.cwd()
     os.chdir(REPO)

@@ -1,0 +1,245 @@
+"""Where a command's output goes: ``--out FILE`` or standard output, never half-written
+(docs/traces.md, "Command").
+
+``_Output`` writes to a temporary file in the target's directory first. Once complete, a
+regular file is replaced by renaming onto it (through a symbolic link, the file it points to,
+keeping an existing file's permission bits), and standard output, a device or a pipe get the
+bytes copied into them. ``_check_out`` refuses, before anything is read: a directory, a missing
+directory, the log being read (also as standard input), an existing file the caller could not
+write, and a symbolic link another user may have planted in a sticky, world-writable directory
+(the kernel's protected-symlinks rule, applied whether or not it is on).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import re
+import shutil
+import stat
+import sys
+import tempfile
+from typing import IO
+
+import click
+
+from .messages import EXIT_DAMAGED, _Failure, _reason
+
+
+def _check_out(out: str, *inputs: str) -> None:
+    """Refuse an ``--out`` that cannot be written or must not be: a directory, a missing
+    directory, a log being read (``-``: the file standard input is), and what ``_out_file``
+    refuses."""
+    directory = os.path.dirname(os.path.realpath(out)) or "."
+    if os.path.isdir(out):
+        raise click.BadParameter(f"{out} is a directory", param_hint="--out")
+    if not os.path.isdir(directory):
+        raise click.BadParameter(f"no directory {directory}", param_hint="--out")
+    for path in inputs:
+        if path == "-":
+            if _is_stdin(out):
+                raise click.BadParameter(
+                    "is standard input, the log being read; a reader never changes a session file",
+                    param_hint="--out",
+                )
+        elif os.path.exists(out) and os.path.samefile(out, path):
+            raise click.BadParameter(
+                f"is {path}, a log being read; a reader never changes a session file",
+                param_hint="--out",
+            )
+    if not _STREAM.match(out):
+        try:
+            _out_file(out)
+        except OSError as e:
+            raise click.BadParameter(f"{out}: {_reason(e)}", param_hint="--out") from None
+
+
+def _is_stdin(path: str) -> bool:
+    """Whether ``path`` is the file standard input reads (a session given as ``-``)."""
+    try:
+        here = os.fstat(sys.stdin.fileno())
+        there = os.stat(path)
+    except (AttributeError, OSError, ValueError):  # no stdin, no such file, a test's stream
+        return False
+    return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
+
+
+# The symbolic links followed before a loop is assumed (Linux's own limit).
+_MAX_LINKS = 40
+
+
+def _out_file(path: str) -> tuple[str, os.stat_result | None]:
+    """The file ``--out`` names, its symbolic links followed, and its status (``None`` when it
+    does not exist yet). Refused (``click.BadParameter``):
+
+    - a symbolic link in a sticky, world-writable directory (such as ``/tmp``) owned neither
+      by this user nor by the directory's owner: the kernel's ``protected_symlinks`` rule, so
+      that another user cannot plant a link that makes this command replace that user's file
+      (or any other), whether or not the rule is on;
+    - an existing file this user could not write (``os.access``; for root, any file is
+      writable, as the kernel sees it): replacing it by a rename, which needs only the
+      directory, would get round its permissions.
+
+    Raises:
+        OSError: a link cannot be read, or loops.
+    """
+    for _ in range(_MAX_LINKS):
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            return path, None
+        if not stat.S_ISLNK(st.st_mode):
+            break
+        directory = os.path.dirname(path) or "."
+        _check_link(path, st, directory)
+        path = os.path.join(directory, os.readlink(path))
+    else:
+        raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
+    if stat.S_ISREG(st.st_mode) and not _may_write(path):
+        raise click.BadParameter(
+            f"{path} is read-only (mode {stat.filemode(st.st_mode)}); it is not replaced: make "
+            "it writable, or give another file",
+            param_hint="--out",
+        )
+    return path, st
+
+
+def _may_write(path: str) -> bool:
+    """Whether this process could open ``path`` for writing, as the kernel decides (its
+    effective ids)."""
+    return os.access(path, os.W_OK, effective_ids=os.access in os.supports_effective_ids)
+
+
+def _check_link(link: str, st: os.stat_result, directory: str) -> None:
+    """Refuse to follow ``link`` (its ``lstat`` is ``st``) as ``protected_symlinks`` does."""
+    try:
+        parent = os.stat(directory)
+    except OSError:
+        return  # the kernel has its say when the file is written
+    shared = parent.st_mode & stat.S_ISVTX and parent.st_mode & stat.S_IWOTH
+    if shared and st.st_uid != os.geteuid() and st.st_uid != parent.st_uid:
+        raise click.BadParameter(
+            f"{link} is a symbolic link of another user (uid {st.st_uid}) in a shared "
+            "directory (sticky and world-writable): it is not followed (the kernel's "
+            "protected-symlinks rule); remove it, or give another file",
+            param_hint="--out",
+        )
+
+
+def _temporary_prefix(directory: str, name: str) -> str:
+    """``.NAME.``, with ``NAME`` cut so that the temporary file's name (the prefix, 8 random
+    characters and ``.tmp``) stays within the file system's limit on a name (``NAME_MAX``)."""
+    try:
+        name_max = os.pathconf(directory, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        name_max = 255
+    room = max(name_max - len("..") - 8 - len(".tmp"), 1)
+    encoded = os.fsencode(name)
+    if len(encoded) > room:
+        name = os.fsdecode(encoded[:room])  # a cut character stays as its bytes
+    return f".{name}."
+
+
+# A stream of this process given as a path: written into, never replaced.
+_STREAM = re.compile(r"/dev/(stdout|stderr|fd/\d+)$|/proc/self/fd/\d+$")
+
+
+class _Output:
+    """Where the export goes. It is written to a temporary file first; once complete:
+
+    - a regular file (or a new one) is replaced by renaming the temporary file onto it (the
+      file a symlink points to, keeping an existing file's permission bits), so a failure
+      never leaves a half-written file; a read-only file, or a link another user planted in
+      a shared directory, is refused (``_out_file``);
+    - standard output, or a device or pipe given as ``--out`` (``/dev/stdout``, a FIFO), gets
+      the bytes copied into it: those cannot be renamed onto.
+    """
+
+    def __init__(self, path: str | None) -> None:
+        self.path = path
+        self.where = path or "stdout"
+        self.tmp: str | None = None
+        self.target: str | None = None  # the regular file to rename onto
+        self.mode: int | None = None  # its permission bits, when it exists
+        try:
+            if path is None or _STREAM.match(path):  # /dev/stdout may be a regular file
+                target, st = None, None
+            else:
+                target, st = _out_file(path)
+            if target is None or (st is not None and not stat.S_ISREG(st.st_mode)):
+                self.file: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 - closed in __exit__
+            else:  # a regular file, or a new one (a dangling link's target, as open() makes)
+                self.target = target
+                self.mode = stat.S_IMODE(st.st_mode) if st is not None else None
+                directory = os.path.dirname(target) or "."
+                fd, self.tmp = tempfile.mkstemp(
+                    dir=directory,
+                    prefix=_temporary_prefix(directory, os.path.basename(target)),
+                    suffix=".tmp",
+                )
+                self.file = os.fdopen(fd, "wb")
+        except OSError as e:
+            raise _Failure(f"cannot write {self.where}: {_reason(e)}", EXIT_DAMAGED) from None
+
+    def write(self, data: bytes) -> None:
+        try:
+            self.file.write(data)
+        except OSError as e:
+            raise _Failure(f"cannot write {self.where}: {_reason(e)}", EXIT_DAMAGED) from None
+
+    def __enter__(self) -> _Output:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.file.close()
+        if self.tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self.tmp)
+
+    def commit(self) -> None:
+        """The export is complete: put it where it belongs."""
+        try:
+            if self.target is None:
+                self._copy()
+                return
+            assert self.tmp is not None
+            self.file.flush()
+            os.fsync(self.file.fileno())
+            self.file.close()
+            if self.mode is None:
+                umask = os.umask(0)
+                os.umask(umask)
+                self.mode = 0o666 & ~umask
+            os.chmod(self.tmp, self.mode)
+            os.replace(self.tmp, self.target)
+            self.tmp = None
+        except BrokenPipeError:
+            # The reader went away (`| head`): nothing more to say to it.
+            with contextlib.suppress(OSError, ValueError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise _Failure(
+                f"{self.where} was closed before the export was written", EXIT_DAMAGED
+            ) from None
+        except OSError as e:
+            raise _Failure(f"cannot write {self.where}: {_reason(e)}", EXIT_DAMAGED) from None
+
+    def _copy(self) -> None:
+        self.file.seek(0)
+        stream = _STREAM.match(self.path) if self.path is not None else None
+        if stream is not None and stream[0] != "/dev/stdout":
+            # this process's own descriptor, as it is (appending, say): opening the path
+            # again would truncate a file it points to
+            fd = 2 if stream[0] == "/dev/stderr" else int(stream[0].rsplit("/", 1)[1])
+            with os.fdopen(fd, "wb", closefd=False) as descriptor:
+                shutil.copyfileobj(self.file, descriptor)
+            return
+        if self.path is not None and stream is None:
+            with open(self.path, "wb") as device:
+                shutil.copyfileobj(self.file, device)
+            return
+        if sys.stdout is None:
+            raise _Failure("stdout is closed: give --out FILE", EXIT_DAMAGED)
+        out = sys.stdout.buffer
+        shutil.copyfileobj(self.file, out)
+        out.flush()

@@ -1,0 +1,134 @@
+"""The public API: one namespace, loaded lazily, and what loads when.
+
+``sessiontools/__init__.py`` names each public name three times, each for a reader that needs
+its own form: the ``TYPE_CHECKING`` imports (type checkers), the ``_EXPORTS`` table (lazy
+loading), ``__all__`` (a literal, for strict type checkers). They must agree, and each name must
+be what the module the table names defines there (httpx's test_exported_members does the
+same)."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import sessiontools
+from tests.helpers import REPO, SESSIONS
+
+INIT = REPO / "sessiontools" / "__init__.py"
+
+
+def _init_tree() -> ast.Module:
+    return ast.parse(INIT.read_text())
+
+
+def _type_checking_imports() -> dict[str, str]:
+    """name -> module, from the ``if TYPE_CHECKING:`` block."""
+    found: dict[str, str] = {}
+    for node in _init_tree().body:
+        if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING":
+            for imp in node.body:
+                assert isinstance(imp, ast.ImportFrom) and imp.level == 1, ast.dump(imp)
+                for alias in imp.names:
+                    assert alias.asname is None, alias.name
+                    assert alias.name not in found, f"{alias.name} imported twice"
+                    found[alias.name] = f".{imp.module}"
+    return found
+
+
+def _dunder_all() -> list[str]:
+    for node in _init_tree().body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "__all__":
+            value = ast.literal_eval(node.value)
+            assert isinstance(value, list)
+            return value
+    raise AssertionError("no literal __all__")
+
+
+def test_the_three_lists_agree() -> None:
+    imports = _type_checking_imports()
+    table = {name: module for module, names in sessiontools._EXPORTS.items() for name in names}
+    names = _dunder_all()
+    assert len(names) == len(set(names)), "a name twice in __all__"
+    assert imports == table
+    assert set(names) == set(table) | {"__version__"}
+    assert names == sessiontools.__all__
+
+
+@pytest.mark.parametrize("name", sorted(set(sessiontools.__all__) - {"__version__"}))
+def test_each_name_resolves_to_its_modules_definition(name: str) -> None:
+    module = importlib.import_module(sessiontools._LAZY[name], "sessiontools")
+    assert getattr(sessiontools, name) is getattr(module, name)
+    # defined there (not imported into it), so the table names where to look
+    source = Path(module.__file__ or "").read_text()
+    defined = {
+        target.id
+        for node in ast.parse(source).body
+        for target in (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else [node.target]
+            if isinstance(node, ast.AnnAssign)
+            else []
+        )
+        if isinstance(target, ast.Name)
+    } | {
+        node.name
+        for node in ast.parse(source).body
+        if isinstance(node, ast.FunctionDef | ast.ClassDef)
+    }
+    assert name in defined, f"{name} is not defined in {module.__name__}"
+
+
+def test_an_unknown_name_is_an_attribute_error() -> None:
+    with pytest.raises(AttributeError, match="no attribute 'nothing_here'"):
+        sessiontools.nothing_here  # type: ignore[attr-defined]  # noqa: B018
+
+
+def test_dir_lists_the_public_names_before_they_load() -> None:
+    code = "import sessiontools; print(' '.join(dir(sessiontools)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
+    assert out.stdout.split() == sorted(_dunder_all())
+
+
+def _modules_loaded_by(code: str) -> set[str]:
+    out = subprocess.run(
+        [sys.executable, "-c", code + "\nimport sys\nprint('\\n'.join(sorted(sys.modules)))"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+    )
+    assert out.returncode == 0, out.stderr
+    return set(out.stdout.split())
+
+
+HEAVY = {"pandas", "genai_prices", "jinja2", "numpy", "urllib3", "pydantic"}
+
+
+def test_import_sessiontools_loads_no_stage() -> None:
+    loaded = _modules_loaded_by("import sessiontools")
+    ours = {m for m in loaded if m.startswith("sessiontools")}
+    assert ours == {"sessiontools", "sessiontools._version"}
+    assert not loaded & HEAVY
+
+
+def test_sessiontools_otel_loads_neither_pandas_nor_genai_prices() -> None:
+    log = SESSIONS / "01_one_run_tool.jsonl"
+    code = (
+        "import sys, io\n"
+        "from sessiontools._cli.main import main\n"
+        f"sys.stdout = io.TextIOWrapper(io.BytesIO())\n"
+        f"assert main(['otel', {str(log)!r}]) == 0\n"
+        "sys.stdout = sys.__stdout__"
+    )
+    loaded = _modules_loaded_by(code)
+    assert not loaded & HEAVY, sorted(loaded & HEAVY)
+    # of the cost stage, only the names of its groups and formats (for the command's flags)
+    assert {m for m in loaded if m.startswith("sessiontools._cost.")} <= {
+        "sessiontools._cost.names"
+    }
+    assert not {m for m in loaded if m.startswith("sessiontools._write")}
