@@ -25,7 +25,7 @@ from .._log.sources import default_conversation_id
 from .._model.runs import Run
 from .._parallel import split as _split
 from .ids import _check_parents
-from .otlp_json import _Envelope, _fragment, _span_json
+from .otlp_json import Envelope, _fragment, _span_json
 from .spans import SESSION_LABELS, _run_spans, _trace_spans
 
 __all__ = ["export_otlp_json", "otlp_json"]
@@ -89,7 +89,7 @@ def export_otlp_json(
         if conversation_id is None:
             conversation_id = default_conversation_id(reader.name)
         spans = _Spans(
-            _Envelope(write, service_name),
+            Envelope(write, service_name),
             (
                 conversation_id,
                 parent_trace_id,
@@ -110,7 +110,7 @@ class _Spans:
 
     def __init__(
         self,
-        envelope: _Envelope,
+        envelope: Envelope,
         options: tuple[str, bytes | None, bytes | None, str | None, bool],
     ) -> None:
         """``options``: the conversation id, parent trace and span ids, agent name and
