@@ -24,7 +24,7 @@ from .._log.reader import MAX_LINE_BYTES, LogReader, LogSource
 from .._log.sources import default_conversation_id
 from .._model.runs import Run
 from .._parallel import split as _split
-from .ids import _check_parents
+from .ids import check_parents
 from .otlp_json import Envelope, _fragment, _span_json
 from .spans import SESSION_LABELS, _run_spans, _trace_spans
 
@@ -82,7 +82,7 @@ def export_otlp_json(
         TornTailWarning, UnknownEntryWarning: see ``LogReader``.
         LogStructureWarning: see ``SessionFold``.
     """
-    parent_trace_id, parent_span_id = _check_parents(parent_trace_id, parent_span_id)
+    parent_trace_id, parent_span_id = check_parents(parent_trace_id, parent_span_id)
     if workers not in (1, 2, None):
         raise ValueError(f"workers must be 1, 2 or None, not {workers!r}")
     with LogReader(source, name=name, export=True, max_line_bytes=max_line_bytes) as reader:
