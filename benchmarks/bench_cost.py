@@ -1,4 +1,4 @@
-"""Time the cost frames and ``sessiontools cost`` (design/costs.md; issue 3).
+"""Time the cost frames and ``sessiontools cost`` (docs/costs.md; issue 3).
 
     python benchmarks/bench_cost.py [--log LOG] [--files N] [--repeat K] [--part large|many|both]
 

@@ -25,7 +25,7 @@ Entries are built with ``sessiontools.SessionBuilder`` (``sessiontools._write.bu
 numbers them, gives each its UTC offset and computes each ``run_ended`` from what its run did;
 this script draws every time, id and word and gives them to the builder. The builder keeps no
 entries: each goes, as it is made, to a sink that writes it with
-``sessiontools._gojson.encode_entry`` exactly as Go writes it, so memory stays flat whatever the
+``sessiontools.encode_entry`` exactly as Go writes it, so memory stays flat whatever the
 size. The output depends only on ``--seed`` and ``--size-mb``: every random choice comes from
 one ``random.Random(seed)``, and times advance from a fixed start (2026-10-19, Europe/Berlin, so
 a long log crosses the end of summer time and mixes offsets)."""

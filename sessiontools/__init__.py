@@ -1,8 +1,12 @@
 """sessiontools: read agentloop session logs offline.
 
-Data flows one way: bytes -> entries (``iter_entries``) -> the session model (``iter_runs``,
-``read_session``) -> exporters (``trace_spans`` and ``encode_otlp_json``, or ``otlp_json`` for
-both) -> the command line (``sessiontools otel``).
+Data flows one way, one stage per folder: bytes -> entries (``_log``: ``iter_entries``) -> the
+session model (``_model``: ``iter_runs``, ``read_session``) -> exporters: traces (``_otel``:
+``trace_spans``, ``encode_otlp_json``, ``otlp_json``) and priced frames (``_cost``:
+``read_costs``) -> the command line (``_cli``: ``sessiontools otel``, ``sessiontools cost``).
+Beside the flow: ``_parallel`` (a log read in two processes, many logs in a pool) and
+``_write`` (the session library's stores and ``SessionBuilder``). The rules each stage follows
+are in the repository's ``docs/``; the README's "Layout" maps the folders.
 
 The errors it raises are drawn in one tree in ``sessiontools._errors``: ``SessionToolsError``,
 with ``LogError`` (``DamagedLogError``, ``EntryError``) for logs that cannot be read,

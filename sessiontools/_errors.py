@@ -1,4 +1,5 @@
-"""What can go wrong, and what is only worth a warning.
+"""What can go wrong, and what is only worth a warning, in every stage: the one tree of
+sessiontools' exceptions and warnings.
 
 The exception tree::
 
@@ -86,7 +87,7 @@ class LogError(SessionToolsError):
 
 
 class DamagedLogError(LogError):
-    """A line that is not complete JSON, with more lines after it (reading.md, "Damage").
+    """A line that is not complete JSON, with more lines after it (docs/reading.md, "Lines").
 
     Only the last line of a log may be incomplete: that is a write cut short by a crash, and
     is reported as a ``TornTailWarning`` instead.
@@ -154,8 +155,9 @@ class PriceFileError(SessionToolsError):
 
 
 class LabelError(SessionToolsError, ValueError):
-    """A string that is not a label, by agentloop's ``CheckLabel`` (seed 002): 1 to 100 bytes,
-    a lower-case letter or digit first, then lower-case letters, digits and ``_ . : @ / + -``.
+    """A string that is not a label, by agentloop's ``CheckLabel`` (docs/session-library.md,
+    "Labels"): 1 to 100 bytes, a lower-case letter or digit first, then lower-case letters, digits
+    and ``_ . : @ / + -``.
 
     Attributes:
         label: the string that was checked.

@@ -1,4 +1,5 @@
-"""A fast way to make frozen, slotted dataclasses.
+"""A fast way to make frozen, slotted dataclasses, for the hot paths of the first two stages
+(the decoders and the fold).
 
 A frozen dataclass's ``__init__`` goes through ``object.__setattr__`` for every field, about
 three times slower than setting the slots directly. The reader makes millions of values, so

@@ -2,7 +2,8 @@
 
 Only this module loads before the command's code is imported. Ctrl-C and SIGTERM wait while
 it is imported (an extension module interrupted in its initialisation may crash), and are
-then handled as everywhere else: one line, and 130 or 143 (``_cli.handle_signals``).
+then handled as everywhere else: one line, and 130 or 143
+(``sessiontools._cli.signals.handle_signals``).
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """Write the session logs in ``testdata/sessions``: what agentloop's Go code writes.
 
 Each scenario is built with ``sessiontools.SessionBuilder`` (``sessiontools._write.builder``), which
-writes typed entries (``sessiontools._log.entries``) with ``sessiontools._gojson.encode_entry``: the
-bytes Go's ``encoding/json`` writes for the seed's types. A few lines are meant to be bad (a
-torn tail, a damaged line, a transcript's outcome line, entries from a newer agentloop) and are
-made from those bytes by hand.
+writes typed entries (``sessiontools._log.entries``) with ``sessiontools.encode_entry``
+(``sessiontools._log.encode``): the bytes Go's ``encoding/json`` writes for agentloop's types. A few
+lines are meant to be bad (a torn tail, a damaged line, a transcript's outcome line, entries from a
+newer agentloop) and are made from those bytes by hand.
 
 Deterministic: ids and sub-millisecond jitter come from SHA-256 of the file name (the builder's
 ``seed``) and a counter; nothing reads the clock or an unseeded random source.

@@ -1,11 +1,16 @@
-"""The ``sessiontools`` command: a thin layer over the library.
+"""The ``sessiontools`` command: the click group, its ``otel`` and ``cost`` commands, and
+``main(args) -> int``; the last stage of the flow, a thin layer over the library.
 
-Exit status (design/traces.md, "Command"): 0 done; 1 a damaged or unreadable log; 2 a usage
-error (a bad flag, an unusable path). Every error is one line on stderr, never a traceback.
+A command parses its flags, checks what it can before anything is read (ids, paths, ``--out``)
+and calls the library (``export_otlp_json``, ``cost_report``). What it says and its exit status
+are in ``messages``, ``--out`` in ``output``, Ctrl-C and SIGTERM in ``signals``
+(docs/traces.md, "Command"; docs/costs.md, "Command").
 
-Text from a log or a file name is shown with its control characters escaped (``printable``).
-A file name (SESSION, PATH, ``--out``, ``--prices``) may be any bytes: it is used as it is and
-shown with U+FFFD for each byte that is not UTF-8; any other flag's value must be UTF-8.
+- Flags may come before or after the file.
+- A file name (SESSION, PATH, ``--out``, ``--prices``) may be any bytes: it is used as it is
+  and shown with U+FFFD for each byte that is not UTF-8; any other flag's value must be UTF-8
+  (``_Text``: a usage error names the byte).
+- ``cost`` imports pandas and genai-prices when it runs: ``otel`` never loads them.
 """
 
 from __future__ import annotations

@@ -1,11 +1,13 @@
-"""The ``sessiontools`` command: a thin layer over the library.
+"""What the ``sessiontools`` command says, and how it exits (docs/traces.md, "Command").
 
-Exit status (design/traces.md, "Command"): 0 done; 1 a damaged or unreadable log; 2 a usage
-error (a bad flag, an unusable path). Every error is one line on stderr, never a traceback.
-
-Text from a log or a file name is shown with its control characters escaped (``printable``).
-A file name (SESSION, PATH, ``--out``, ``--prices``) may be any bytes: it is used as it is and
-shown with U+FFFD for each byte that is not UTF-8; any other flag's value must be UTF-8.
+- Exit status: 0 done; 1 a damaged or unreadable log, or output that cannot be written
+  (``EXIT_DAMAGED``); 2 a usage error: a bad flag, an unusable path (``EXIT_USAGE``); 130 for
+  Ctrl-C and 143 for SIGTERM.
+- Every error is one line on stderr, never a traceback; so is each warning the library gives
+  (``_warnings_to_stderr``), and running out of memory.
+- Text from a log or a file name is shown with its control characters escaped (``printable``),
+  so a log cannot drive the terminal.
+- A progress bar shows on stderr for many logs, only on a terminal.
 """
 
 from __future__ import annotations

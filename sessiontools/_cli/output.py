@@ -1,11 +1,13 @@
-"""The ``sessiontools`` command: a thin layer over the library.
+"""Where a command's output goes: ``--out FILE`` or standard output, never half-written
+(docs/traces.md, "Command").
 
-Exit status (design/traces.md, "Command"): 0 done; 1 a damaged or unreadable log; 2 a usage
-error (a bad flag, an unusable path). Every error is one line on stderr, never a traceback.
-
-Text from a log or a file name is shown with its control characters escaped (``printable``).
-A file name (SESSION, PATH, ``--out``, ``--prices``) may be any bytes: it is used as it is and
-shown with U+FFFD for each byte that is not UTF-8; any other flag's value must be UTF-8.
+``_Output`` writes to a temporary file in the target's directory first. Once complete, a
+regular file is replaced by renaming onto it (through a symbolic link, the file it points to,
+keeping an existing file's permission bits), and standard output, a device or a pipe get the
+bytes copied into them. ``_check_out`` refuses, before anything is read: a directory, a missing
+directory, the log being read (also as standard input), an existing file the caller could not
+write, and a symbolic link another user may have planted in a sticky, world-writable directory
+(the kernel's protected-symlinks rule, applied whether or not it is on).
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
-"""The ``sessiontools`` command: a thin layer over the library.
+"""How the ``sessiontools`` command takes Ctrl-C and SIGTERM: ``handle_signals``.
 
-Exit status (design/traces.md, "Command"): 0 done; 1 a damaged or unreadable log; 2 a usage
-error (a bad flag, an unusable path). Every error is one line on stderr, never a traceback.
-
-Text from a log or a file name is shown with its control characters escaped (``printable``).
-A file name (SESSION, PATH, ``--out``, ``--prices``) may be any bytes: it is used as it is and
-shown with U+FFFD for each byte that is not UTF-8; any other flag's value must be UTF-8.
+It stops, cleaning up what it started (a temporary output file, other processes), says so in
+one line, and exits with 130 or 143; signals that come while it stops are ignored. The console
+script installs these handlers once the command is imported (``sessiontools._main``); the
+processes a command forks give them up (``sessiontools._parallel.signals``).
 """
 
 from __future__ import annotations

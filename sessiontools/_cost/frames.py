@@ -1,4 +1,6 @@
-"""Cost tables: the session model as pandas frames, priced (contract: design/costs.md).
+"""Cost tables: logs to priced pandas frames (``read_costs``, ``model_calls``, ``runs``,
+``tool_calls``) and their groups (``cost_by``); the cost exporter, after ``rows``
+(docs/costs.md, "Frames").
 
 ``read_costs(logs)`` reads one or many logs once and returns three tidy frames:
 
@@ -13,7 +15,9 @@ Columns have fixed names and dtypes (``COLUMNS``): times ``datetime64[ns, UTC]``
 nullable ``Int64``, names ``category``, money ``float64`` in US dollars. Costs are priced by a
 ``PriceBook`` (a price file wins, else genai-prices at the call's own time); a call nobody can
 price has ``cost_usd`` NaN and ``priced`` false, never 0, and every total over it says it is a
-lower bound (``cost_by``, and ``unpriced_calls`` in ``runs`` and ``tool_calls``).
+lower bound (``cost_by``, and ``unpriced_calls`` in ``runs`` and ``tool_calls``). A run read
+twice (a session and its transcript, copies) is counted once (docs/costs.md, "Runs read
+twice").
 
 Rows are built column by column (one list per column), never as a dict per row, and priced
 vectorised per (provider, model, UTC day, tier).
@@ -133,10 +137,10 @@ class _Builder:
     def add(self, log: _LogRows) -> None:
         """The rows of one log (a session, a run's transcript, a copy taken at any moment).
 
-        The same run read twice is one run (costs.md; ``RunIdentity.same_run``: the same
-        ``run_started`` entry, and the same first model call or none yet in one of the reads).
-        Its rows come from the read that goes furthest (the greater ``seq`` at its end; the
-        first read on a tie), which holds every model call of the other.
+        The same run read twice is one run (docs/costs.md, "Runs read twice";
+        ``RunIdentity.same_run``: the same ``run_started`` entry, and the same first model call or
+        none yet in one of the reads). Its rows come from the read that goes furthest (the greater
+        ``seq`` at its end; the first read on a tie), which holds every model call of the other.
         """
         held: list[tuple[int, int]] = []
         self._logs.append((log.name, held))
@@ -352,7 +356,7 @@ def _price(calls: pd.DataFrame, book: PriceBook) -> tuple[Any, Any, Any]:
                 source[i] = rates.source
         else:
             # A request pays the last tier whose start its inclusive input is strictly above,
-            # on all of its tokens (genai-prices' cliff tiers; see _prices.Rates).
+            # on all of its tokens (genai-prices' cliff tiers; see price_file.Rates).
             starts = np.array([r.tier_start for r in table.tiers], dtype=np.float64)
             tier = np.maximum(np.searchsorted(starts, inclusive[rows], side="left") - 1, 0)
             for index, rates in enumerate(table.tiers):

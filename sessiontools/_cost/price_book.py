@@ -1,23 +1,20 @@
-"""What model calls cost: a user's price file, else genai-prices (contract: design/costs.md).
+"""The price look-up: a price file, else genai-prices, else unpriced (docs/costs.md, "Prices").
 
-Three layers, each usable alone:
+Part of the cost exporter. ``PriceBook`` answers for a (provider, model, time) with a
+``PriceTable``: every tier of that model's ``Rates`` in force on that UTC day. Sources, the
+first that knows wins:
 
-- ``Prices``: agentloop's ``Prices`` (seed 002), US dollars per *million* tokens for each of
-  its four token counts, ``None`` where not known. ``load_prices`` reads a file of them.
-- ``Rates`` and ``PriceTable``: US dollars per *token*, for one tier of one model's prices on
-  one UTC day. A table is what a cost frame multiplies token counts by.
-- ``PriceBook``: the look-up. Sources, first that knows wins (costs.md, "Prices"):
-
-  1. the price file (or mapping) the user gives, by model id, which always wins;
-  2. genai-prices' bundled snapshot (offline; nothing is ever fetched), at the call's own time;
-  3. otherwise the call is unpriced: ``table`` and ``rates`` return ``None`` and ``cost_usd``
-     returns NaN, never 0.
+1. the price file (or mapping) the user gives, by model id, which always wins;
+2. genai-prices' bundled snapshot (offline; nothing is ever fetched), at the call's own time;
+3. otherwise the call is unpriced: ``table`` and ``rates`` return ``None`` and ``cost_usd``
+   returns NaN, never 0.
 
 **Token counts.** agentloop's ``Usage`` is four disjoint counts: ``input_tokens`` is the
-uncached input only (reading.md; seed 002). genai-prices expects ``input_tokens`` to be the
-*inclusive* input (uncached + cache reads + cache writes) and subtracts the cached counts
-itself. ``_genai_usage`` is the one place that converts; ``_inclusive_input`` is the one
-formula for the inclusive input, which also picks the tier.
+uncached input only (docs/reading.md, "The log format"). genai-prices expects ``input_tokens``
+to be the *inclusive* input (uncached + cache reads + cache writes) and subtracts the cached
+counts itself. ``_genai_usage`` is the one place that converts; ``inclusive_input_tokens``
+(``sessiontools._model.usage``) is the one formula for the inclusive input, which also picks
+the tier.
 
 **Tiers.** genai-prices' ``TieredPrices`` is the "cliff" model the providers bill by: a request
 whose inclusive input is strictly *above* a tier's ``start`` pays that tier's rate on all its
@@ -41,21 +38,20 @@ model's time-of-day constraints: exact, and a handful of look-ups a day. A ``Pri
 such a model holds only within its segment of the day; a caller that reuses one table for a
 whole day's calls must check ``PriceBook.whole_day``.
 
-**Unknown prices.** A rate is NaN when nobody knows it: a price file entry without it, or a
-genai-prices model with no price for that kind of token nor for a broader kind that includes it
-(cache reads and writes are input tokens, so a model with an input price but no cache price
-charges them at the input price: genai-prices' rule, and how OpenAI bills cache writes). A
-genai-prices model with no token price at all (an empty price, as for github-copilot's models or
-some ``:free`` ones) is unpriced, ``None``: ``calc_price`` would say 0, which costs.md forbids
-for a price nobody knows. A cost is NaN exactly when a count above zero meets a NaN rate; a
-count of zero never makes NaN. These are the only places the book departs from ``calc_price``.
+**Unknown prices.** A genai-prices model with no price for a kind of token, nor for a broader
+kind that includes it, has a NaN rate for it (cache reads and writes are input tokens, so a
+model with an input price but no cache price charges them at the input price: genai-prices'
+rule, and how OpenAI bills cache writes). A genai-prices model with no token price at all (an
+empty price, as for github-copilot's models or some ``:free`` ones) is unpriced, ``None``:
+``calc_price`` would say 0, which docs/costs.md forbids for a price nobody knows. These are the
+only places the book departs from ``calc_price``.
 
 **Per-request fees.** A price that every request pays whatever its tokens (genai-prices'
 ``requests_kcount``; perplexity's sonar models) is ``Rates.request``, an addition to agentloop's
 four prices so that a table prices exactly what ``calc_price`` does.
 
 Precision: per-token rates are ``Decimal`` differences converted to ``float`` once; nothing is
-rounded (costs.md, "Keep full precision").
+rounded (docs/costs.md, "Prices").
 """
 
 from __future__ import annotations
@@ -244,7 +240,8 @@ def _close(got: Decimal, want: Decimal) -> bool:
 
 
 class PriceBook:
-    """Prices for model calls: the user's prices, else genai-prices, else unpriced (costs.md).
+    """Prices for model calls: the user's prices, else genai-prices, else unpriced (docs/costs.md,
+    "Prices").
 
     Args:
         prices: a price file (``.json`` or ``.toml``; see ``load_prices``) or a mapping of model
@@ -381,9 +378,9 @@ class PriceBook:
     def cost_usd(self, provider: str, model: str, time_unix_nano: int, usage: Usage) -> float:
         """What one model call cost, in US dollars; NaN when unpriced or a used price is unknown.
 
-        The whole request at its tier's rates (costs.md: providers bill the whole request at
-        the tier rate when its inclusive input passes the threshold). Raises ``ValueError`` for
-        a negative count.
+        The whole request at its tier's rates (docs/costs.md, "Prices": providers bill the whole
+        request at the tier rate when its inclusive input passes the threshold). Raises
+        ``ValueError`` for a negative count.
         """
         table = self.table(provider, model, time_unix_nano)
         if table is None:
@@ -479,7 +476,7 @@ class PriceBook:
         }
         if not any(known.values()) and not _has_price(model_price, "requests"):
             # genai-prices knows the model but not its price (an empty price: subscription or
-            # unlisted); calc_price would say 0, which costs.md forbids for an unknown price.
+            # unlisted); calc_price would say 0, which docs/costs.md forbids for an unknown price.
             return None, cuts, changes
         tiers: list[Rates] = []
         for index, start in enumerate(starts):

@@ -1,61 +1,15 @@
-"""What model calls cost: a user's price file, else genai-prices (contract: design/costs.md).
+"""Prices from a user's price file: agentloop's ``Prices``, and the per-token ``Rates`` that a
+cost frame multiplies token counts by; part of the cost exporter, looked up by ``price_book``
+(docs/costs.md, "Prices").
 
-Three layers, each usable alone:
-
-- ``Prices``: agentloop's ``Prices`` (seed 002), US dollars per *million* tokens for each of
-  its four token counts, ``None`` where not known. ``load_prices`` reads a file of them.
-- ``Rates`` and ``PriceTable``: US dollars per *token*, for one tier of one model's prices on
-  one UTC day. A table is what a cost frame multiplies token counts by.
-- ``PriceBook``: the look-up. Sources, first that knows wins (costs.md, "Prices"):
-
-  1. the price file (or mapping) the user gives, by model id, which always wins;
-  2. genai-prices' bundled snapshot (offline; nothing is ever fetched), at the call's own time;
-  3. otherwise the call is unpriced: ``table`` and ``rates`` return ``None`` and ``cost_usd``
-     returns NaN, never 0.
-
-**Token counts.** agentloop's ``Usage`` is four disjoint counts: ``input_tokens`` is the
-uncached input only (reading.md; seed 002). genai-prices expects ``input_tokens`` to be the
-*inclusive* input (uncached + cache reads + cache writes) and subtracts the cached counts
-itself. ``_genai_usage`` is the one place that converts; ``_inclusive_input`` is the one
-formula for the inclusive input, which also picks the tier.
-
-**Tiers.** genai-prices' ``TieredPrices`` is the "cliff" model the providers bill by: a request
-whose inclusive input is strictly *above* a tier's ``start`` pays that tier's rate on all its
-tokens (``calc_unit_price``: ``total_input_tokens > tier.start``). For claude-sonnet-4-5
-(start 200,000) a request of 200,000 inclusive input tokens pays the base rates and one of
-200,001 the long-context rates. ``Rates.tier_start`` is that ``start`` (0 for the base tier).
-
-**How a table is built.** ``calc_price`` is the authority. For each (provider, model, UTC day)
-the book asks it once for the model and the price in force (``StartDateConstraint`` switches
-on the UTC date), reads the tier starts from the model's ``TieredPrices``, and within each tier
-prices five probe usages to get the per-token rates (input, output, cache read, cache write
-and any per-request fee, as differences of probe prices in ``Decimal``); a sixth, mixed probe
-checks that ``calc_price`` is linear in the four counts within the tier. A model whose price is
-not (none in the bundled snapshot) is left unpriced, with a ``SessionToolsWarning``.
-
-**Time of day.** Some models have a ``TimeOfDateConstraint`` (in genai-prices 0.2.3's snapshot:
-deepseek-chat, deepseek-reasoner, deepseek-v4-flash and deepseek-v4-pro, off-peak/peak
-prices). For those a per-day table would be wrong, so the book keys their tables by (provider,
-model, UTC day, time-of-day segment), the segments cut at every start and end time of the
-model's time-of-day constraints: exact, and a handful of look-ups a day. A ``PriceTable`` of
-such a model holds only within its segment of the day; a caller that reuses one table for a
-whole day's calls must check ``PriceBook.whole_day``.
-
-**Unknown prices.** A rate is NaN when nobody knows it: a price file entry without it, or a
-genai-prices model with no price for that kind of token nor for a broader kind that includes it
-(cache reads and writes are input tokens, so a model with an input price but no cache price
-charges them at the input price: genai-prices' rule, and how OpenAI bills cache writes). A
-genai-prices model with no token price at all (an empty price, as for github-copilot's models or
-some ``:free`` ones) is unpriced, ``None``: ``calc_price`` would say 0, which costs.md forbids
-for a price nobody knows. A cost is NaN exactly when a count above zero meets a NaN rate; a
-count of zero never makes NaN. These are the only places the book departs from ``calc_price``.
-
-**Per-request fees.** A price that every request pays whatever its tokens (genai-prices'
-``requests_kcount``; perplexity's sonar models) is ``Rates.request``, an addition to agentloop's
-four prices so that a table prices exactly what ``calc_price`` does.
-
-Precision: per-token rates are ``Decimal`` differences converted to ``float`` once; nothing is
-rounded (costs.md, "Keep full precision").
+- ``Prices``: US dollars per *million* tokens for each of agentloop's four token counts,
+  ``None`` where not known (Go's ``Prices`` has no "not known"). ``load_prices`` reads a file
+  of them by model id (JSON or TOML; what it takes and refuses is in its docstring).
+- ``Rates``: US dollars per *token* for one tier of one model's prices, ``input`` per
+  *uncached* input token, with where the rates apply (``tier_start``), where they come from
+  (``source``) and a fee every request pays (``request``, always 0 from a price file).
+- A price a file's entry leaves out is not known: its rate is NaN. A cost is NaN exactly when
+  a count above zero meets a NaN rate; a count of zero never makes NaN.
 """
 
 from __future__ import annotations
@@ -233,7 +187,7 @@ def load_prices(path: str | os.PathLike[str]) -> dict[str, Prices]:
     ``CacheWrite``, ``CacheRead``: Go's ``Prices`` has no JSON tags). A price left out, or
     JSON ``null``, is not known: a call with tokens of that kind costs NaN. Model ids are
     matched exactly as the log writes them (no date suffixes, no case folding). The file is the
-    model ids at the top level: the seed documents no wrapper (such as ``{"models": ...}``) for
+    model ids at the top level: agentloop documents no wrapper (such as ``{"models": ...}``) for
     agentloop's request files, so none is read.
 
     Raises:
@@ -333,7 +287,7 @@ def _is_price(value: object) -> bool:
 class Prices:
     """A model's prices, agentloop's ``Prices``: US dollars per million tokens. ``None``: not known.
 
-    Go's ``Prices{Input, Output, CacheWrite, CacheRead float64}`` (seed 002) has no "not
+    Go's ``Prices{Input, Output, CacheWrite, CacheRead float64}`` has no "not
     known"; here ``None`` is, and a count above zero at an unknown price costs NaN, never 0.
 
     Raises:

@@ -1,14 +1,15 @@
 """What ``sessiontools cost`` prints: a cost frame grouped and written as a table, CSV, JSON or
-Markdown (design/costs.md, "Command").
+Markdown; the cost exporter's last part, which the command line calls (docs/costs.md,
+"Command").
 
 ``table`` is for a person: aligned columns (numbers, ``run_index`` included, to the right), a
-totals row, costs rounded for display only (``usd_text``: never a cost above zero shown as
-zero), and a group whose cost is a lower bound (some of its calls unpriced) marked ``>=`` with
-the unpriced models named under the table, and the prices a price file leaves out. Text from
-the logs (session names, models, providers, tools) has its control characters escaped
-(``escape_text``) in ``table`` and ``markdown``, and in ``markdown`` what Markdown would act
-on (``|``, HTML, code, links) escaped with a backslash. ``csv`` and ``json`` are for
-programs: every column, full precision, NaN as empty / ``null``.
+totals row, costs rounded for display only (``usd_text``; docs/costs.md, "Showing money"), and
+a group whose cost is a lower bound (some of its calls unpriced) marked ``>=`` with the
+unpriced models named under the table, and the prices a price file leaves out. Text from the
+logs (session names, models, providers, tools) has its control characters escaped
+(``escape_text``) in ``table`` and ``markdown``, and in ``markdown`` what Markdown would act on
+(``|``, HTML, code, links) escaped with a backslash. ``csv`` and ``json`` are for programs:
+every column, full precision, NaN as empty / ``null``.
 
 The group keys read the same in every format: a day is ``YYYY-MM-DD`` (UTC); a group with no
 value (the agent's own turns under ``tool``, a call whose provider nobody knows) is ``-`` in

@@ -1,9 +1,13 @@
-"""Reading logs into the cost tables' rows, without pandas (contract: design/costs.md).
+"""Logs to the cost tables' rows, without pandas: the first part of the cost exporter
+(docs/costs.md, "Frames").
 
-Everything here runs where the logs are read, which can be a pool of processes: each log
-becomes plain column lists (``_LogRows``), cheap to send back. pandas and genai-prices are
-not imported, so ``sessiontools cost`` can start the pool first and import them while the
-processes read.
+Everything here runs where the logs are read, which can be a pool of processes
+(``sessiontools._parallel.pool``) or the two processes of a log read in two: each log becomes
+plain column lists (``_LogRows``), cheap to send back, and each of its runs gets its identity
+(``sessiontools._model.identity``), so that ``frames`` counts a run read twice once. pandas
+and genai-prices are not imported here: the workers never load them, and a caller that starts
+``LogReads`` first may import them while the processes read (``sessiontools cost`` imports
+them before it starts reading).
 """
 
 from __future__ import annotations
@@ -136,7 +140,8 @@ class _Columns:
 
 
 def _check_usage(name: str, run: Run) -> None:
-    """A negative token count is an error in the log, reported, never clamped (costs.md)."""
+    """A negative token count is an error in the log, reported, never clamped (docs/costs.md,
+    "Usage conventions")."""
     for t in run.turns:
         check_counts(t.usage, f"{name}: seq {t.seq}")
     for c in run.tool_calls:
@@ -213,8 +218,9 @@ class _LogRows:
         )
 
     def extend(self, other: _LogRows, labels: set[str], runs: int) -> None:
-        """Append the rows of the runs after a cut (``_split``), read with no session before
-        them: ``runs`` runs came before the cut, and the session held ``labels`` there."""
+        """Append the rows of the runs after a cut (``sessiontools._parallel.split``), read with no
+        session before them: ``runs`` runs came before the cut, and the session held ``labels``
+        there."""
         run_rows, tool_rows = len(self.runs), len(self.tools)
         for mine, theirs in (
             (self.calls, other.calls),
@@ -358,10 +364,10 @@ class _LogRead:
 def _read_log(
     source: str | LogStream, split: bool = False, max_line_bytes: int | None = MAX_LINE_BYTES
 ) -> _LogRead:
-    """Read one log (a path, or a file open in binary mode, which is never cut in two); what
-    goes wrong is returned, to be raised (or skipped) in order. ``split``: read a large log in
-    two processes (``_split.plan_cut`` with ``None``). A path's name in messages is the path
-    with each byte that is not UTF-8 as U+FFFD (``shown_name``)."""
+    """Read one log (a path, or a file open in binary mode, which is never cut in two); what goes
+    wrong is returned, to be raised (or skipped) in order. ``split``: read a large log in two
+    processes (``sessiontools._parallel.cut.plan_cut`` with ``None``). A path's name in messages is
+    the path with each byte that is not UTF-8 as U+FFFD (``shown_name``)."""
     rows = None
     error: LogError | UsageConventionError | OSError | None = None
     name = source.name if isinstance(source, LogStream) else shown_name(source)
@@ -383,10 +389,10 @@ def _read_log(
 
 
 class _Rows:
-    """The rows of a log read in two processes (a ``_split.Job``): each process makes the rows
-    of its runs as they end, and this one adds the child's to its own, with their run index
-    counted from the start and the session's labels from before the cut. A negative token
-    count is raised once the whole log is read, the first in the log's order, as
+    """The rows of a log read in two processes (a ``sessiontools._parallel.split.Job``): each
+    process makes the rows of its runs as they end, and this one adds the child's to its own, with
+    their run index counted from the start and the session's labels from before the cut. A negative
+    token count is raised once the whole log is read, the first in the log's order, as
     ``_LogRows(name, runs)`` raises it in one process after reading."""
 
     def __init__(self, name: str) -> None:
@@ -396,7 +402,7 @@ class _Rows:
 
     def read(self, log: LogReader, workers: int | None) -> _LogRows:
         """The rows of the log ``log`` reads, in two processes if ``workers`` asks for it and
-        the log can be cut (``_split.read_runs``).
+        the log can be cut (``sessiontools._parallel.split.read_runs``).
 
         Raises:
             LogError, UsageConventionError, OSError: as one process would.

@@ -1,16 +1,13 @@
-"""agentloop's log entries as Python values.
+"""Parsed log lines to entries: ``decode_entry`` is the only place that knows the JSON shapes of
+agentloop's entries; part of the first stage (bytes -> entries), called by the reader.
 
-Every type here mirrors the Go type of the same name in the agentloop seed
-(``../shared/seeds/002_b8baa2d9a4d5bb0e.txt``: ``Entry`` and every ``*Entry`` payload,
-``Message``, ``Part``, ``Usage``, ``Outcome``, ``ModelError``), with the JSON names as field
-names and two changes: times are integer Unix nanoseconds (``*_unix_nano``), and Go's zero
-time, which means "not set", is ``None``.
-
-Values are frozen. Raw JSON that Go keeps as ``json.RawMessage`` (a tool call's ``input``, a
-provider's ``native.data``) is the parsed JSON value; treat it as read-only.
-
-``decode_entry`` turns one parsed JSON object into an ``Entry``; it is the only place that
-knows the JSON shapes.
+- A line that is not a usable entry (a field of the wrong JSON type, a payload missing, a time
+  that is not RFC 3339) is a ``BadEntry``, which the reader reports as an ``EntryError``; so is
+  an integer outside signed 64 bits, as Go refuses it.
+- An unknown entry type or field is reported (``on_unknown``) and kept (docs/reading.md,
+  "Newer agentloop versions").
+- The entry types of most lines have fast decoders, which check only what they take and defer
+  to the checked decoders next to them for anything else.
 """
 
 from __future__ import annotations
@@ -549,7 +546,7 @@ PAYLOAD_TYPES: dict[type, str] = {
 }
 
 
-#: The JSON names each payload may hold, by entry type (the Go struct tags of the seed).
+#: The JSON names each payload may hold, by entry type (agentloop's Go struct tags).
 PAYLOAD_FIELDS: dict[str, frozenset[str]] = {
     "run_started": frozenset({"prompt"}),
     "message": frozenset({"message", "stop", "usage", "model", "refusal"}),
@@ -583,7 +580,7 @@ def decode_entry(obj: dict[str, Any], line: int, on_unknown: Any) -> Entry:
             message.foo``) for each unknown type or field, so the reader can warn once.
 
     Raises:
-        BadEntry: the object is not a usable entry (reading.md: such a line is damage).
+        BadEntry: the object is not a usable entry (an ``EntryError``: docs/reading.md, "Lines").
     """
     seq = obj["seq"]
     etype = obj["type"]

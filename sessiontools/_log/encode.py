@@ -1,6 +1,8 @@
-"""Writing JSON the way agentloop's Go code does (``encoding/json``).
+"""Entries back to bytes: JSON written the way agentloop's Go code writes it (``encoding/json``),
+the first stage in the other direction, for the session library's stores and ``SessionBuilder``.
 
-What Go's encoder does, as the seeds' README sums it up and Go's source confirms:
+What Go's encoder does, as Go's source confirms (docs/session-library.md, "Writing what Go
+writes"):
 
 - a struct's fields in declaration order; ``omitempty`` fields dropped when empty; a map's
   keys sorted;
@@ -497,7 +499,7 @@ def _check_type(entry: Entry) -> None:
 def encode_entry(entry: Entry) -> bytes:
     """The log line Go writes for ``entry``, without the trailing ``\\n``.
 
-    Field order and omitted empty fields follow the seed's struct tags; the time keeps the
+    Field order and omitted empty fields follow agentloop's Go struct tags; the time keeps the
     entry's UTC offset.
 
     Raises:

@@ -1,16 +1,15 @@
-"""agentloop's log entries as Python values.
+"""agentloop's log entries as Python values: ``Entry``, every payload type, ``Usage`` and the
+values inside them; the types of the first stage (bytes -> entries), read by every later one.
 
-Every type here mirrors the Go type of the same name in the agentloop seed
-(``../shared/seeds/002_b8baa2d9a4d5bb0e.txt``: ``Entry`` and every ``*Entry`` payload,
-``Message``, ``Part``, ``Usage``, ``Outcome``, ``ModelError``), with the JSON names as field
-names and two changes: times are integer Unix nanoseconds (``*_unix_nano``), and Go's zero
-time, which means "not set", is ``None``.
+Every type here mirrors the Go type of the same name in agentloop (``Entry`` and every
+``*Entry`` payload, ``Message``, ``Part``, ``Usage``, ``Outcome``, ``ModelError``;
+docs/reading.md, "The log format"), with the JSON names as field names and two changes: times
+are integer Unix nanoseconds (``*_unix_nano``), and Go's zero time, which means "not set", is
+``None``.
 
 Values are frozen. Raw JSON that Go keeps as ``json.RawMessage`` (a tool call's ``input``, a
-provider's ``native.data``) is the parsed JSON value; treat it as read-only.
-
-``decode_entry`` turns one parsed JSON object into an ``Entry``; it is the only place that
-knows the JSON shapes.
+provider's ``native.data``) is the parsed JSON value; treat it as read-only. ``NIL`` and
+``NIL_MAP`` are Go's nil slices and maps, which an exact read keeps apart from empty ones.
 """
 
 from __future__ import annotations
@@ -110,8 +109,8 @@ NIL_MAP: Mapping[str, str] = MappingProxyType({})
 class Usage:
     """Tokens one or more model calls counted: agentloop's ``Usage``.
 
-    Four disjoint counts (reading.md): ``input_tokens`` is the *uncached* input;
-    ``cache_read_tokens`` were served from the provider's cache and ``cache_write_tokens``
+    Four disjoint counts (docs/reading.md, "The log format"): ``input_tokens`` is the *uncached*
+    input; ``cache_read_tokens`` were served from the provider's cache and ``cache_write_tokens``
     written to it. ``total_tokens`` is their sum with the output, as Go's ``Usage.Total``.
     """
 

@@ -1,7 +1,8 @@
-"""A name given twice in one object, read as Go's ``encoding/json`` reads it (exact reads).
+"""A name given twice in one object, read as Go's ``encoding/json`` reads it: part of the first
+stage, for exact reads only (docs/session-library.md, "Exact round trip").
 
-Go decodes a log line into the seed's ``Entry`` (``../shared/seeds/002_b8baa2d9a4d5bb0e.txt``)
-member by member, each into the field it names, *into what the field already holds*
+Go decodes a log line into agentloop's ``Entry`` (docs/reading.md, "The log format") member by
+member, each into the field it names, *into what the field already holds*
 (``decode.go``: ``object``, ``array``, ``literalStore``; checked against Go 1.19, which
 ``testdata/gocheck`` runs):
 
@@ -47,7 +48,7 @@ from .times import parse_rfc3339
 
 __all__ = ["decode_exact", "merge_entry", "repeats_a_name"]
 
-# What each field of the seed's types is. A struct is a dict of its fields' kinds; a slice
+# What each field of agentloop's types is. A struct is a dict of its fields' kinds; a slice
 # is a one-element list of its element's kind.
 _STR, _INT, _BOOL, _TIME, _RAW, _MAP = "string", "integer", "boolean", "time", "raw", "map"
 

@@ -1,4 +1,5 @@
-"""What the exports can hold, and the one rule both exporters apply to what they cannot.
+"""What the exports can hold, and the one rule both exporters apply to what they cannot: checked
+as the first stage reads a log for an exporter (docs/reading.md, "What the exports hold").
 
 ``sessiontools otel`` writes OTLP, whose times are ``fixed64`` unsigned Unix nanoseconds and
 whose ``intValue`` is a signed 64-bit integer; ``sessiontools cost`` writes pandas frames,
@@ -7,22 +8,22 @@ What fits both:
 
 - a time from ``1970-01-01T00:00:00Z`` to ``2262-04-11T23:47:16.854775807Z`` (0 to 2^63-1
   Unix nanoseconds);
-- a token count from 0 to 2^63-1: a negative count is an error in the log, reported, never
-  clamped (design/costs.md), and the counts a span or a row adds up (a call's input with its
-  cached tokens, a run's usage, a run's sums) never pass 2^63-1;
+- a token count from 0 to 2^63-1: a negative count is an error in the log, reported, never clamped
+  (docs/costs.md, "Usage conventions"), and the counts a span or a row adds up (a call's input with
+  its cached tokens, a run's usage, a run's sums) never pass 2^63-1;
 - a ``wait_ms`` of 0 or more (a call's start is the entry before it plus the wait).
 
 Both exporters read a log with ``LogReader(..., export=True)``, which checks each entry with
-``ExportLimits`` and raises ``EntryError`` (file, line, byte offset) for the first that breaks
-a rule; the token counts of a run are added up from its ``run_started`` on, so the rule does
-not depend on where a log is cut (``_split`` cuts at a ``run_started``). agentloop's own
-reader reads such entries (they are valid ``int64`` and times), so the session library's
-reads (``read_session``, ``FileStore.load``, ``LogReader(exact=True)``) keep them; runs taken
-from those reads are checked by ``check_run`` when they are exported (``trace_spans``,
-``read_costs`` given a ``Session``).
+``ExportLimits`` and raises ``EntryError`` (file, line, byte offset) for the first that breaks a
+rule; the token counts of a run are added up from its ``run_started`` on, so the rule does not
+depend on where a log is cut (``sessiontools._parallel`` cuts at a ``run_started``). agentloop's own
+reader reads such entries (they are valid ``int64`` and times), so the session library's reads
+(``read_session``, ``FileStore.load``, ``LogReader(exact=True)``) keep them; runs taken from those
+reads are checked by ``check_run`` when they are exported (``trace_spans``, ``read_costs`` given a
+``Session``).
 
 Integers outside signed 64 bits are refused by every read, as Go refuses them: see
-``_entries``.
+``decode``.
 """
 
 from __future__ import annotations
@@ -106,8 +107,8 @@ class ExportLimits:
         at_start: the entries are a log's from its first line. A part of a log read apart
             from what comes before it (the second part of a log read in two processes) gives
             ``False``: its token counts are added up from its first ``run_started`` (or
-            ``run_ended``) on, as what came before is not known (``_split`` drops such a
-            part's work unless it starts with a ``run_started``).
+            ``run_ended``) on, as what came before is not known (``sessiontools._parallel.split``
+            drops such a part's work unless it starts with a ``run_started``).
     """
 
     __slots__ = ("_counting", "_run_seq", "_tokens")
@@ -191,8 +192,9 @@ def check_run(run: Run, where: str) -> None:
         where: what to call the log or conversation in the message.
 
     Raises:
-        UsageConventionError: a negative token count (costs.md: never clamped).
-        OutOfRangeError: a time outside 1970-01-01..2262-04-11, or token counts that add up
+        UsageConventionError: a negative token count (never clamped: docs/costs.md, "Usage
+        conventions"). OutOfRangeError: a time outside 1970-01-01..2262-04-11, or token counts that
+        add up
             past 2^63-1.
     """
     name = f"{where}: run {run.index} (seq {run.start_seq})"

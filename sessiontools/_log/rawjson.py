@@ -1,14 +1,15 @@
-"""JSON text kept as text: Go's ``json.RawMessage`` and Go's reading of odd bytes.
+"""JSON text kept as text: Go's ``json.RawMessage`` and Go's reading of odd bytes; part of the
+first stage, in both directions (the reader's slow path, exact reads, ``encode``).
 
 agentloop keeps a tool call's ``input`` and a provider's ``native.data`` as
-``json.RawMessage`` (seed 002: ``ToolCall``, ``Native``): ``encoding/json`` copies the value's
+``json.RawMessage`` (docs/reading.md, "The log format"): ``encoding/json`` copies the value's
 bytes verbatim when it reads a line, and writes them back compacted, with ``<``, ``>``, ``&``,
 U+2028 and U+2029 escaped (``compact(dst, src, escape=true)`` in Go's ``encode.go``). Invalid
 UTF-8 and escaped lone surrogates inside pass through both ways. So writing an entry Go read
 gives the same bytes only if the raw text is kept, not a parsed value: ``1.0``, ``\\u00e9``,
 ``\\/``, a name given twice and an invalid byte would all come back differently.
 
-- ``go_loads`` parses a line the way Go does when ``orjson`` refuses it (reading.md, "Bytes"),
+- ``go_loads`` parses a line the way Go does when ``orjson`` refuses it (docs/reading.md, "Bytes"),
   as deep as Go reads (10,000 levels: ``parse_json``, which needs no recursion).
 - ``loads`` parses JSON text, with ``go_loads`` as the fallback.
 - ``go_compact`` is Go's compaction with HTML-safe escaping.

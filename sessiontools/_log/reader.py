@@ -1,4 +1,5 @@
-"""Bytes to entries: the reader of agentloop session logs (contract: design/reading.md).
+"""Bytes to entries: ``LogReader`` and ``iter_entries``, the first stage of the flow, which every
+later stage reads through (docs/reading.md, "Lines", "Bytes" and "Newer agentloop versions").
 
 A log is JSON lines. ``LogReader`` streams it: it holds one line at a time, so a log of any
 size reads in memory bounded by its longest line. Lines are split on the byte ``\\n`` only

@@ -2,8 +2,8 @@
 gives, expanded into the logs to read (``find_logs``), and a log's default conversation id
 (``default_conversation_id``).
 
-Used by every command that reads many logs (``sessiontools cost``, and the exporters that take
-many sessions); it reads no log itself.
+Part of the first stage, before any byte is read: used by every command that reads many logs
+(``sessiontools cost``, and the exporters that take many sessions); it reads no log itself.
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
-"""RFC 3339 times, exactly, as Go's ``time.Time`` writes and reads them in JSON.
+"""RFC 3339 times, exactly, as Go's ``time.Time`` writes and reads them in JSON: part of the
+first stage, in both directions (``decode`` reads them, ``encode`` writes them).
 
 Go writes ``time.RFC3339Nano``: ``2026-10-18T09:30:00.123456789+02:00``, trailing zeros of the
 fraction trimmed (``.5``), no fraction when it is zero, ``Z`` for UTC, any other offset as
 ``±hh:mm``. Times are converted to integer Unix nanoseconds without passing through
-``datetime`` or a float, both of which lose digits (reading.md, "Times").
+``datetime`` or a float, both of which lose digits (docs/reading.md, "Times").
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Where the warnings of one read of a log go: one sink, shared by the reader and the fold.
+"""Where the warnings of one read of a log go: one sink, shared by the reader and the fold (the
+first two stages; docs/reading.md, "Warnings").
 
 Each kind of warning is given once per log (an unknown entry type, an unknown field, entries
 out of order, an entry outside any run, a repeated entry): the key says what it is given once

@@ -1,15 +1,13 @@
-"""agentloop's ``Session`` API in Python: the conversation, the state of each call, labels.
+"""The conversation and the state of each call, derived from a session's entries:
+``conversation(entries)``, and Go's ``Decision``, ``CallInfo`` and ``View``; part of the session
+model, for the session library (docs/session-library.md, "The conversation").
 
-The seed (``002_b8baa2d9a4d5bb0e.txt``) says a session "is the entries of a Store and nothing
-else: the conversation, the labels, the usage and the state of every tool call are derived
-from them". ``conversation(entries)`` derives the conversation and the calls; ``Session`` (in
-``_model``) gives them as ``messages()``, ``pending()`` and ``call(id)``. Labels, pins and
-usage come from ``SessionFold``.
-
-Also here: Go's ``Decision``, ``CallInfo`` and ``View``, and the label rules (``CheckLabel``,
-``CheckLabels``, ``Forbidden``, ``UnionLabels``) and ``DisplayID``, with the same meaning.
-
-Where the seed is silent, the choice made is said where it applies, marked **Chosen**.
+agentloop's ``Session`` "is the entries of a Store and nothing else: the conversation, the
+labels, the usage and the state of every tool call are derived from them".
+``conversation(entries)`` derives the conversation and the calls; ``Session`` gives them as
+``messages()``, ``pending()`` and ``call(id)``. Labels, pins and usage come from
+``SessionFold``. Where agentloop's documentation is silent, the choice made is said where it
+applies, marked **Chosen**.
 """
 
 from __future__ import annotations
@@ -114,12 +112,12 @@ def conversation(entries: Iterable[Entry]) -> Conversation:
     ``run_started``, ``labels``...) do not break the gathering: a call a crashed run left open
     is settled by the next run, and its result joins the results of its turn. While calls are
     pending the conversation holds the results so far, so it can end in an assistant turn or a
-    partial results message: "not yet one a model can take" (the seed).
+    partial results message: "not yet one a model can take" (agentloop).
 
-    **Chosen** where the seed is silent: a result whose call is not one of that turn's (or that
-    follows no assistant turn, as at the start of a transcript) is kept, after the turn's
-    results, in log order; two results for one call are both kept, in log order. The message's
-    ``native`` is ``None``.
+    **Chosen** where agentloop's documentation is silent: a result whose call is not one of that
+    turn's (or that follows no assistant turn, as at the start of a transcript) is kept, after the
+    turn's results, in log order; two results for one call are both kept, in log order. The
+    message's ``native`` is ``None``.
 
     **pending** (Go's ``Session.Pending``): the calls of the last assistant turn that have no
     result yet, in order. A resumed run settles exactly these.

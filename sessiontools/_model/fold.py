@@ -1,17 +1,19 @@
-"""Entries to the session model: runs, turns, failed model calls, tool calls, labels, pins.
+"""Entries to the session model: ``SessionFold`` folds a log's entries into runs, one entry at a
+time, and ``iter_runs`` streams the runs (docs/reading.md, "The session model").
 
-The rules are agentloop's (seed ``002_b8baa2d9a4d5bb0e.txt``) as design/reading.md states them:
+The rules are agentloop's:
 
 - A run begins at ``run_started`` and ends at its ``run_ended``. A run with no ``run_ended``
   before the next ``run_started`` or the end of the log **crashed**; it ends at its last entry.
   Entries outside any run belong to the session.
 - Each assistant ``message`` is a turn: one successful model call. Each ``model_error`` is one
-  failed model call.
+  failed model call, named by the provider and model of the nearest turn before it in the
+  session, else of the next turn of its run.
 - Each ``tool_call`` part of an assistant message is a tool call, followed through its
   ``decision``, ``call_started`` and ``tool_result``. A call with no result when its run ended
   was cut off; the run that later settles it sees it again as a *resumed* call.
 - Labels accumulate: a ``labels`` entry's, an allowed decision's, a result's. None is removed.
-  A deny's labels are not added (the seed: a decision's labels are added "when the call is
+  A deny's labels are not added (agentloop adds a decision's labels "when the call is
   allowed"). A *refused* result (its run's ``Outcome.refused`` names the call) does not give
   the session its labels (``Agent.Forbid``: "the session does not take the label"); agentloop
   writes a refused result without labels, and a log that gives one labels is read the same
@@ -20,21 +22,11 @@ The rules are agentloop's (seed ``002_b8baa2d9a4d5bb0e.txt``) as design/reading.
   the first entry that gave each label. Decisions and results outside any run give labels
   too: the session is its entries.
 
-``SessionFold`` does this one entry at a time and hands out each run as it ends, so a log of
-any size folds in memory bounded by its largest run (the content of messages and results is
-not kept; it stays in the entries). ``read_session`` keeps everything.
-
-Times here are from the log, in Unix nanoseconds. When a model or tool call began is not
-written in the log; the start times follow design/traces.md, "Times":
-
-- a model call starts at the entry just before it in its run (the user message, the last tool
-  result, ``run_started``); after a retried ``model_error`` it starts ``wait_ms`` later, never
-  after its own end;
-- a tool call starts at its ``call_started``; without one in its run, at its ``decision`` in
-  its run, else at the entry before its result, else at the message that asked for it. It
-  ends at its result, or with its run.
-
-A start later than its end (a clock stepped back between two entries) is moved to the end.
+``SessionFold`` hands out each run as it ends, so a log of any size folds in memory bounded by
+its largest run (the content of messages and results is not kept; it stays in the entries).
+What a part of a log folded on its own needs (``sessiontools._parallel.split``) is said out
+loud: the options ``warnings`` and ``open_calls`` (a ``RecordingCalls``), and the read-only
+``last_seq``, ``run_count``, ``last_model``, ``open_call_ids`` and ``borrowed_model``.
 """
 
 from __future__ import annotations

@@ -1,8 +1,10 @@
-"""Which run a run is: the one place that says two reads hold the same run.
+"""Which run a run is: the one place that says two reads hold the same run; part of the session
+model, used by the cost tables.
 
-The cost tables count a run once when it is read twice (costs.md: a session and the transcript
-of one of its runs; copies of a session taken at any moment). A run's identity is two digests,
-each the first 16 bytes of SHA-256 (shown in hex by ``RunIdentity.hex``):
+The cost tables count a run once when it is read twice (docs/costs.md, "Runs read twice": a
+session and the transcript of one of its runs; copies of a session taken at any moment). A
+run's identity is two digests, each the first 16 bytes of SHA-256 (shown in hex by
+``RunIdentity.hex``):
 
 - ``start``, of the entry that starts the run, its ``run_started``: everything that entry
   holds, ::

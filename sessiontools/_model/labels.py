@@ -1,15 +1,10 @@
-"""agentloop's ``Session`` API in Python: the conversation, the state of each call, labels.
+"""agentloop's label rules: ``check_label``, ``check_labels``, ``forbidden``, ``union_labels``,
+``display_id``, and the constants that go with them (docs/session-library.md, "Labels").
 
-The seed (``002_b8baa2d9a4d5bb0e.txt``) says a session "is the entries of a Store and nothing
-else: the conversation, the labels, the usage and the state of every tool call are derived
-from them". ``conversation(entries)`` derives the conversation and the calls; ``Session`` (in
-``_model``) gives them as ``messages()``, ``pending()`` and ``call(id)``. Labels, pins and
-usage come from ``SessionFold``.
-
-Also here: Go's ``Decision``, ``CallInfo`` and ``View``, and the label rules (``CheckLabel``,
-``CheckLabels``, ``Forbidden``, ``UnionLabels``) and ``DisplayID``, with the same meaning.
-
-Where the seed is silent, the choice made is said where it applies, marked **Chosen**.
+Each mirrors the Go name of the same meaning (``CheckLabel``, ``CheckLabels``, ``Forbidden``,
+``UnionLabels``, ``DisplayID``, ``ForbiddenDecision``, ``RefusedResult``, ``MaxLabelBytes``);
+the session model and ``SessionBuilder`` check labels with them. Where agentloop's
+documentation is silent, the choice made is marked **Chosen**.
 """
 
 from __future__ import annotations
@@ -132,11 +127,11 @@ def _label_list(labels: Iterable[str], what: str) -> Iterable[str]:
     return labels
 
 
-#: **Chosen** (the seed says "short"): at most this many characters are kept as they are.
+#: **Chosen** (agentloop says "short"): at most this many characters are kept as they are.
 DISPLAY_ID_MAX = 64
 
 
-#: **Chosen** (the seed says "the start"): how many hex digits of the sha256 are kept.
+#: **Chosen** (agentloop says "the start"): how many hex digits of the sha256 are kept.
 DISPLAY_ID_HASH_DIGITS = 16
 
 
@@ -146,12 +141,12 @@ _DISPLAY_ID = re.compile(rf"[A-Za-z0-9_\-]{{1,{DISPLAY_ID_MAX}}}")
 def display_id(call_id: str) -> str:
     """The name a call's display is kept under (Go's ``DisplayID``); a safe path segment.
 
-    The seed: "the call id in lower case when that is a short run of letters, digits, _ and -,
-    and otherwise "call-" and the start of the id's sha256". agentloop's source was not found,
-    so "short" and "the start" are **guesses**: 1 to ``DISPLAY_ID_MAX`` (64) ASCII letters,
-    digits, ``_`` and ``-`` are kept, lower-cased; anything else (the empty id included) is
-    ``"call-"`` and the first ``DISPLAY_ID_HASH_DIGITS`` (16) lower-case hex digits of the
-    sha256 of the id's UTF-8 bytes.
+    agentloop's documentation: "the call id in lower case when that is a short run of letters,
+    digits, _ and -, and otherwise "call-" and the start of the id's sha256". agentloop's source was
+    not found, so "short" and "the start" are **guesses**: 1 to ``DISPLAY_ID_MAX`` (64) ASCII
+    letters, digits, ``_`` and ``-`` are kept, lower-cased; anything else (the empty id included) is
+    ``"call-"`` and the first ``DISPLAY_ID_HASH_DIGITS`` (16) lower-case hex digits of the sha256 of
+    the id's UTF-8 bytes.
 
     >>> display_id("toolu_01ABC")
     'toolu_01abc'

@@ -1,31 +1,10 @@
-"""Entries to the session model: runs, turns, failed model calls, tool calls, labels, pins.
+"""The session model's values: ``Run``, ``Turn``, ``FailedCall``, ``ToolCallRecord``,
+``ToolModelCall`` and ``LabelSource``, frozen and slotted.
 
-The rules are agentloop's (seed ``002_b8baa2d9a4d5bb0e.txt``) as design/reading.md states them:
-
-- A run begins at ``run_started`` and ends at its ``run_ended``. A run with no ``run_ended``
-  before the next ``run_started`` or the end of the log **crashed**; it ends at its last entry.
-  Entries outside any run belong to the session.
-- Each assistant ``message`` is a turn: one successful model call. Each ``model_error`` is one
-  failed model call.
-- Each ``tool_call`` part of an assistant message is a tool call, followed through its
-  ``decision``, ``call_started`` and ``tool_result``. A call with no result when its run ended
-  was cut off; the run that later settles it sees it again as a *resumed* call.
-- Labels accumulate: a ``labels`` entry's, an allowed decision's, a result's. None is removed.
-  A deny's labels are not added (the seed: a decision's labels are added "when the call is
-  allowed"). A *refused* result (its run's ``Outcome.refused`` names the call) does not give
-  the session its labels (``Agent.Forbid``: "the session does not take the label"); agentloop
-  writes a refused result without labels, and a log that gives one labels is read the same
-  way. Since a run says what it refused only when it ends, a result's labels reach the
-  session when its run ends (a crashed run refused nothing); ``label_sources`` still names
-  the first entry that gave each label. Decisions and results outside any run give labels
-  too: the session is its entries.
-
-``SessionFold`` does this one entry at a time and hands out each run as it ends, so a log of
-any size folds in memory bounded by its largest run (the content of messages and results is
-not kept; it stays in the entries). ``read_session`` keeps everything.
-
-Times here are from the log, in Unix nanoseconds. When a model or tool call began is not
-written in the log; the start times follow design/traces.md, "Times":
+The second stage of the flow (entries -> the session model) as values: ``fold`` makes them,
+both exporters read them (docs/reading.md, "The session model"). Times are the log's, in Unix
+nanoseconds. When a model or tool call began is not written in the log, so the start times
+follow these rules (docs/reading.md, "When calls start"):
 
 - a model call starts at the entry just before it in its run (the user message, the last tool
   result, ``run_started``); after a retried ``model_error`` it starts ``wait_ms`` later, never
@@ -72,7 +51,8 @@ class Turn:
         call_ids: the ids of the tool calls it asked for, in order (Go's ``Turn.Calls``).
         message_index: the turn's index in ``Session.messages()`` (Go's ``Turn.Message``):
             every ``message`` entry before it in the log counts one, and so does each run of
-            ``tool_result`` entries gathered into one user message (``_session.conversation``).
+            ``tool_result`` entries gathered into one user message
+            (``sessiontools._model.conversation``).
     """
 
     seq: int
@@ -97,7 +77,8 @@ class FailedCall:
         error: the ``ModelError`` (``kind``, HTTP ``status``, provider ``message``).
         retry: whether the loop tried again, after ``wait_ms`` milliseconds.
         provider, request_model: not in the entry; those of the nearest turn before it in the
-            session, else of the next turn of its run, else ``""`` (design/traces.md).
+            session, else of the next turn of its run, else ``""`` (docs/reading.md, "The session
+            model").
     """
 
     seq: int
@@ -138,7 +119,7 @@ class ToolCallRecord:
         open_seq, open_index: the entry that opens the call in this run: the asking message
             and ``index``; for a resumed call, the first entry of this run about it, index 0.
             Its span id is keyed on them, except for a call this run settles, keyed on its
-            ``tool_result`` (``result_seq``, index 0; design/traces.md "Identity and order").
+            ``tool_result`` (``result_seq``, index 0; docs/traces.md, "Identity and order").
         verdict: the latest decision on the call (``allow``, ``deny``), ``""`` if none.
         start_time_unix_nano, end_time_unix_nano: by the rule in the module docstring.
         started: a ``call_started`` for it is in this run.

@@ -1,40 +1,11 @@
-"""Entries to the session model: runs, turns, failed model calls, tool calls, labels, pins.
+"""A whole session: ``Session``, ``read_session`` (a log file) and ``open_session`` (a store);
+the session model kept whole, for the session library (docs/session-library.md, "Session").
 
-The rules are agentloop's (seed ``002_b8baa2d9a4d5bb0e.txt``) as design/reading.md states them:
-
-- A run begins at ``run_started`` and ends at its ``run_ended``. A run with no ``run_ended``
-  before the next ``run_started`` or the end of the log **crashed**; it ends at its last entry.
-  Entries outside any run belong to the session.
-- Each assistant ``message`` is a turn: one successful model call. Each ``model_error`` is one
-  failed model call.
-- Each ``tool_call`` part of an assistant message is a tool call, followed through its
-  ``decision``, ``call_started`` and ``tool_result``. A call with no result when its run ended
-  was cut off; the run that later settles it sees it again as a *resumed* call.
-- Labels accumulate: a ``labels`` entry's, an allowed decision's, a result's. None is removed.
-  A deny's labels are not added (the seed: a decision's labels are added "when the call is
-  allowed"). A *refused* result (its run's ``Outcome.refused`` names the call) does not give
-  the session its labels (``Agent.Forbid``: "the session does not take the label"); agentloop
-  writes a refused result without labels, and a log that gives one labels is read the same
-  way. Since a run says what it refused only when it ends, a result's labels reach the
-  session when its run ends (a crashed run refused nothing); ``label_sources`` still names
-  the first entry that gave each label. Decisions and results outside any run give labels
-  too: the session is its entries.
-
-``SessionFold`` does this one entry at a time and hands out each run as it ends, so a log of
-any size folds in memory bounded by its largest run (the content of messages and results is
-not kept; it stays in the entries). ``read_session`` keeps everything.
-
-Times here are from the log, in Unix nanoseconds. When a model or tool call began is not
-written in the log; the start times follow design/traces.md, "Times":
-
-- a model call starts at the entry just before it in its run (the user message, the last tool
-  result, ``run_started``); after a retried ``model_error`` it starts ``wait_ms`` later, never
-  after its own end;
-- a tool call starts at its ``call_started``; without one in its run, at its ``decision`` in
-  its run, else at the entry before its result, else at the message that asked for it. It
-  ends at its result, or with its run.
-
-A start later than its end (a clock stepped back between two entries) is moved to the end.
+A ``Session`` keeps every entry and its runs (``fold``), and derives the rest on first use:
+the conversation and the state of each call (``conversation``, loaded only then, so reading
+and exporting never load it). It is read, never written. ``read_session`` reads as the
+exporters do (a plain read, gzip too); ``open_session`` takes what a store's ``load()`` gives
+(an exact read).
 """
 
 from __future__ import annotations
@@ -71,10 +42,10 @@ class Session:
     ``call(id)``, ``turns()``, ``view()`` (computed on first use and kept) and
     ``check_pins(pins)``; Go's ``Entries()`` is the attribute ``entries``. Go's
     ``AddLabels`` has no counterpart: a ``Session`` is read, never written (write with a store,
-    or ``SessionBuilder``). ``runs`` is this package's own (the session model of design
-    reading.md).
+    or ``SessionBuilder``). ``runs`` is this package's own (docs/reading.md, "The
+    session model").
 
-    **Equality.** A session is its entries and nothing else (the seed), so ``==`` compares
+    **Equality.** A session is its entries and nothing else (as agentloop's is), so ``==`` compares
     ``entries`` and what is derived from them (``runs``, the labels, their sources, the pins,
     the usage), and not how it was read: ``name``, ``torn_tail``, ``closing_line``
     and ``warnings`` are left out, as is each entry's ``line``. So a session reopened from its
@@ -131,13 +102,14 @@ class Session:
         """The conversation (Go's ``Messages``): each ``message`` entry is one message, and the
         results that follow an assistant turn are gathered into one user message of
         ``tool_result`` parts, in the order of that turn's calls. While calls are pending it
-        holds the results so far. The rules in full: ``_session.conversation``.
+        holds the results so far. The rules in full: ``sessiontools._model.conversation``.
         """
         return self._conversation().messages
 
     def pending(self) -> tuple[ToolCall, ...]:
         """The calls of the last assistant turn that have no result yet, in order (Go's
-        ``Pending``). A resumed run settles exactly these."""
+        ``Pending``). A resumed run settles exactly these. ``SessionBuilder.pending`` is
+        wider: every call, of any turn, with no result yet."""
         return self._conversation().pending
 
     def call(self, call_id: str) -> CallInfo:

@@ -1,16 +1,17 @@
-"""Token usage conventions, normalised here and nowhere else (design/costs.md, "Usage conventions").
+"""Token usage conventions, normalised here and nowhere else (docs/costs.md, "Usage
+conventions"); part of the session model, used by both exporters.
 
 agentloop's ``Usage`` is the canonical form: four disjoint counts, ``input_tokens`` the
 *uncached* input, ``output_tokens``, ``cache_read_tokens``, ``cache_write_tokens``; their sum is
-every token the provider counted (seed 002, ``Usage``). The other conventions in the field, and
-how each maps onto it:
+every token the provider counted (docs/reading.md, "The log format"). The other conventions in
+the field, and how each maps onto it:
 
 ======================  ==================================================================
 convention              what "input" means
 ======================  ==================================================================
 agentloop (canonical)   uncached input only
-agentcore (seed 000)    ``Input`` *includes* ``CacheRead`` and *excludes* ``CacheWrite``
-provider (seed 001)     ``PromptTokens`` *includes* ``CachedTokens`` (and, as every token of
+agentcore               ``Input`` *includes* ``CacheRead`` and *excludes* ``CacheWrite``
+provider                ``PromptTokens`` *includes* ``CachedTokens`` (and, as every token of
                         the prompt, the tokens written to the cache, which ``Usage`` does not
                         count apart; ``CacheUsage.CacheWriteTokens`` does)
 OpenTelemetry GenAI     ``gen_ai.usage.input_tokens`` *includes* all cached tokens, read and
@@ -63,7 +64,7 @@ def _check(convention: str, **counts: int) -> None:
 
 def check_counts(usage: Usage, where: str = "usage") -> None:
     """Raise ``UsageConventionError`` naming ``where`` when a count of ``usage`` is negative:
-    an error in the log, reported, never clamped (costs.md)."""
+    an error in the log, reported, never clamped (docs/costs.md, "Usage conventions")."""
     for field in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"):
         value = getattr(usage, field)
         if value < 0:
@@ -79,7 +80,7 @@ def inclusive_input_tokens(usage: Usage) -> int:
 
 
 def from_agentcore(input: int, output: int, cache_read: int = 0, cache_write: int = 0) -> Usage:
-    """agentcore's ``Usage`` (seed 000): ``Input`` includes ``CacheRead``, excludes ``CacheWrite``.
+    """agentcore's ``Usage``: ``Input`` includes ``CacheRead``, excludes ``CacheWrite``.
 
     Raises:
         UsageConventionError: a count is negative, or ``CacheRead`` exceeds ``Input``.
@@ -97,7 +98,7 @@ def from_provider(
     *,
     cache_write_tokens: int = 0,
 ) -> Usage:
-    """provider's ``Usage`` (seed 001): ``PromptTokens`` includes ``CachedTokens``.
+    """provider's ``Usage``: ``PromptTokens`` includes ``CachedTokens``.
 
     Args:
         prompt_tokens, completion_tokens, cached_tokens, total_tokens: the ``Usage`` fields;

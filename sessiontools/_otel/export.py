@@ -1,17 +1,13 @@
-"""The session model to OpenTelemetry traces (contract: design/traces.md).
+"""A log to OTLP/JSON: ``export_otlp_json`` (and ``otlp_json``, the same as bytes), what
+``sessiontools otel`` runs; the last part of the traces exporter.
 
-Two steps, kept apart as in opentelemetry-python's OTLP exporters:
-
-- ``trace_spans(runs, ...)`` maps runs to ``Span`` values: ids as bytes, times in Unix
-  nanoseconds, attributes as Python values in a fixed order;
-- ``encode_otlp_json(spans, ...)`` writes one ``ExportTraceServiceRequest`` in OTLP/JSON: the
-  proto3 JSON mapping with OTLP's changes (hex ids, integer enums, 64-bit integers as decimal
-  strings, lowerCamelCase keys; OTLP specification 1.x, "JSON Protobuf Encoding").
-
-``export_otlp_json(source, write, ...)`` does both for a log, streaming: memory holds one run
-at a time (``otlp_json`` returns the same output as bytes). Attribute names follow OpenTelemetry
-semantic conventions 1.41.0 (GenAI spans, at Development stability), and ``agentloop.*`` for
-agentloop's own.
+It reads the log as both exporters do (``LogReader(..., export=True)``: docs/reading.md, "What
+the exports hold"), folds it into runs and writes each run's spans as the run ends: memory holds
+one run at a time. A large log is read in two processes (``sessiontools._parallel.split``;
+docs/reading.md, "Large logs"): the child writes its part's spans to a temporary file and says
+where each run's ``agentloop.session.labels`` attribute is (``SESSION_LABELS``, the last
+attribute of every ``invoke_agent`` span for this reason), and this process copies them,
+writing that attribute again with the labels of the whole session.
 """
 
 from __future__ import annotations
@@ -103,9 +99,9 @@ def export_otlp_json(
 
 
 class _Spans:
-    """The spans of runs, written as they come: a ``_split.Job`` for a log read in two. The
-    child writes its spans to a file, each after a comma, and sends where each run's
-    ``agentloop.session.labels`` attribute is, with the labels its part gave; this process
+    """The spans of runs, written as they come: a ``sessiontools._parallel.split.Job`` for a log
+    read in two. The child writes its spans to a file, each after a comma, and sends where each
+    run's ``agentloop.session.labels`` attribute is, with the labels its part gave; this process
     copies them, writing that attribute again with the labels of the whole session."""
 
     def __init__(

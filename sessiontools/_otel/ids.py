@@ -1,17 +1,17 @@
-"""The session model to OpenTelemetry traces (contract: design/traces.md).
+"""Trace and span ids: the first part of the traces exporter (the session model -> traces).
 
-Two steps, kept apart as in opentelemetry-python's OTLP exporters:
+Every id is derived from the log, never drawn at random, so the same log gives the same ids,
+and an eval can compute a run's ids without exporting (``run_trace_id``, ``run_span_id``,
+``span_id``). The rules (docs/traces.md, "Identity and order"):
 
-- ``trace_spans(runs, ...)`` maps runs to ``Span`` values: ids as bytes, times in Unix
-  nanoseconds, attributes as Python values in a fixed order;
-- ``encode_otlp_json(spans, ...)`` writes one ``ExportTraceServiceRequest`` in OTLP/JSON: the
-  proto3 JSON mapping with OTLP's changes (hex ids, integer enums, 64-bit integers as decimal
-  strings, lowerCamelCase keys; OTLP specification 1.x, "JSON Protobuf Encoding").
-
-``export_otlp_json(source, write, ...)`` does both for a log, streaming: memory holds one run
-at a time (``otlp_json`` returns the same output as bytes). Attribute names follow OpenTelemetry
-semantic conventions 1.41.0 (GenAI spans, at Development stability), and ``agentloop.*`` for
-agentloop's own.
+- one trace per run: the parent's trace id, else SHA-256 of the conversation id and the
+  ``seq`` of the run's ``run_started``;
+- a span id is keyed on its trace, the conversation id, the kind of span and the entry that
+  opens the span, so appending to a log never changes the ids of runs already ended, and
+  sessions exported under one parent trace never share one;
+- an all-zero id gets its last byte set to 1;
+- an id given in hex (``parse_trace_id``, ``parse_span_id``) is 32 or 16 hex digits, either
+  case, not all zero; given as bytes, 16 or 8 bytes, not all zero (``InvalidIdError``).
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def _trace_id(conversation_id: str, run_start_seq: int) -> bytes:
     return _nonzero(_sha256(f"agentloop/trace/{conversation_id}/{run_start_seq}")[:16])
 
 
-# The spans' names in their ids' keys (design/traces.md, "Identity and order").
+# The spans' names in their ids' keys (docs/traces.md, "Identity and order").
 _SPAN_KEYS = ("invoke_agent", "chat", "execute_tool", "tool_chat")
 
 

@@ -1,17 +1,12 @@
-"""The session model to OpenTelemetry traces (contract: design/traces.md).
+"""Spans to OTLP/JSON: the third part of the traces exporter.
 
-Two steps, kept apart as in opentelemetry-python's OTLP exporters:
-
-- ``trace_spans(runs, ...)`` maps runs to ``Span`` values: ids as bytes, times in Unix
-  nanoseconds, attributes as Python values in a fixed order;
-- ``encode_otlp_json(spans, ...)`` writes one ``ExportTraceServiceRequest`` in OTLP/JSON: the
-  proto3 JSON mapping with OTLP's changes (hex ids, integer enums, 64-bit integers as decimal
-  strings, lowerCamelCase keys; OTLP specification 1.x, "JSON Protobuf Encoding").
-
-``export_otlp_json(source, write, ...)`` does both for a log, streaming: memory holds one run
-at a time (``otlp_json`` returns the same output as bytes). Attribute names follow OpenTelemetry
-semantic conventions 1.41.0 (GenAI spans, at Development stability), and ``agentloop.*`` for
-agentloop's own.
+``write_otlp_json(spans, write, ...)`` (as it goes) and ``encode_otlp_json(spans, ...)`` (as
+bytes) write one ``ExportTraceServiceRequest`` in OTLP/JSON: the proto3 JSON mapping with
+OTLP's changes (hex ids, integer enums, 64-bit integers as decimal strings, lowerCamelCase keys;
+OTLP specification 1.x, "JSON Protobuf Encoding"; docs/traces.md, "OTLP/JSON"). Making spans
+(``spans``) and encoding them are kept apart, as opentelemetry-python keeps its encoders apart
+from its exporters. Spans are encoded as they come, the JSON of repeated attributes cached; a
+time or an integer OTLP cannot hold is a ``ValueError``, never a wrapped number.
 """
 
 from __future__ import annotations

@@ -1,17 +1,13 @@
-"""The session model to OpenTelemetry traces (contract: design/traces.md).
+"""Runs to spans: ``trace_spans(runs, ...)``, the second part of the traces exporter.
 
-Two steps, kept apart as in opentelemetry-python's OTLP exporters:
-
-- ``trace_spans(runs, ...)`` maps runs to ``Span`` values: ids as bytes, times in Unix
-  nanoseconds, attributes as Python values in a fixed order;
-- ``encode_otlp_json(spans, ...)`` writes one ``ExportTraceServiceRequest`` in OTLP/JSON: the
-  proto3 JSON mapping with OTLP's changes (hex ids, integer enums, 64-bit integers as decimal
-  strings, lowerCamelCase keys; OTLP specification 1.x, "JSON Protobuf Encoding").
-
-``export_otlp_json(source, write, ...)`` does both for a log, streaming: memory holds one run
-at a time (``otlp_json`` returns the same output as bytes). Attribute names follow OpenTelemetry
-semantic conventions 1.41.0 (GenAI spans, at Development stability), and ``agentloop.*`` for
-agentloop's own.
+Each run gives its ``Span`` values: ids as bytes (``ids``), times in Unix nanoseconds,
+attributes as Python values in a fixed order. One function makes each kind of span
+(``_agent_span``, ``_turn_spans``, ``_failed_spans``, ``_tool_spans``) over what a run's spans
+share (``_RunContext``). Attribute names follow OpenTelemetry semantic conventions 1.41.0
+(GenAI spans, at Development stability), and ``agentloop.*`` for agentloop's own. The spans,
+their attributes, statuses and order: docs/traces.md, "Spans", "Attributes", "Errors" and
+"Identity and order". Runs not read by an exporter's reader are checked against what an export
+holds as they come (``check_run``).
 """
 
 from __future__ import annotations
@@ -39,7 +35,7 @@ __all__ = [
 ]
 
 
-#: The pinned semantic conventions (design/traces.md, "Spans").
+#: The pinned semantic conventions (docs/traces.md, "Spans").
 SCHEMA_URL = "https://opentelemetry.io/schemas/1.41.0"
 
 
@@ -91,7 +87,7 @@ _new_span = fast_maker(Span)
 
 def _add_usage(attrs: list[tuple[str, AttributeValue]], usage: Usage) -> None:
     # The conventions count cached tokens as input; agentloop's input_tokens is the uncached
-    # part (the conversion lives in _usage).
+    # part (the conversion lives in _model.usage).
     otel = to_otel(usage)
     attrs.append(("gen_ai.usage.input_tokens", otel.input_tokens))
     attrs.append(("gen_ai.usage.output_tokens", otel.output_tokens))
@@ -122,7 +118,7 @@ def trace_spans(
             characters, to the status message of a failed model call and of a run that ended
             with a model error (``sessiontools otel --error-messages``). By default a status
             message says the error's kind and HTTP status only (``rate_limited (429)``): a
-            provider's message can quote the request (design/traces.md, "Errors").
+            provider's message can quote the request (docs/traces.md, "Errors").
 
     Raises:
         TypeError, InvalidIdError: a parent id that is not bytes, has the wrong length or is

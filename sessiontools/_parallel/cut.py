@@ -1,31 +1,14 @@
-"""One export in two processes: ``export_otlp_json(..., workers=2)`` (and ``None``, which
-chooses), what ``sessiontools otel`` does with a large log.
+"""Where to cut a log to read it in two processes: ``plan_cut``, ``find_cut``, ``split_path``;
+process machinery beside the flow, used by both exporters (docs/reading.md, "Large logs").
 
-The log is cut at the start of a run: a ``run_started`` line past the middle, preferably one
-that needs nothing from the runs before it (``find_cut``). A forked child exports the part
-after the cut into a temporary file while this process exports the part before it. The child
-starts with an empty session, and records what of the session before the cut its spans could
-depend on (``_TailFold``):
-
-- the session's labels, which each ``invoke_agent`` span carries: the child sends where each
-  run's ``agentloop.session.labels`` attribute is in its output and the labels its own part
-  gave, and this process writes the attribute again with the labels of the whole session;
-- a call left open before the cut (a run that crashed) and settled after it: the child
-  records every call id it looked for and did not find;
-- the model of a failed call that comes before any turn of the child's part, which is the
-  model of the session's last turn.
-
-When the child needed a call or a model that the session before the cut has, or its first
-line repeats the last entry before the cut (which one reader skips as a copy), or it failed in
-any way, its work is dropped and this process reads the second part itself. A log compressed
-with gzip is read in one process (its bytes are not the lines'). The warnings either
-process gives are merged as one reader would give them (each kind once, in the order of the
-lines; the child numbers lines from the cut, and this process, which counts the lines before
-it, numbers them again), and an error in the second part is raised once the first part is
-read. So the bytes, warnings and errors are those of reading the log in one process:
-``tests/test_split.py`` and ``tests/test_split_edges.py`` check this at every line of every
-sample log and of random logs. The child never runs the caller's code: signals wait while it
-forks, and it ends with ``os._exit``.
+A log is cut only when ``workers`` asks for two processes (2; or ``None`` and a regular file of
+``SPLIT_FROM_BYTES``, 8 MB, or more, with two cores available), the platform can fork, and a
+second process can open the same file by its path, from its start: standard input, a pipe, a
+log compressed with gzip (its bytes are not the lines') or a file already partly read is read
+in one process. The cut is at the start of a run: a ``run_started`` line at or after
+``CUT_AT`` of the file, preferably one after a ``run_ended`` whose run fails no model call
+before its first turn, so that the part after it needs nothing from the runs before it. The
+cut is a guess from the bytes, which the child checks (``split``).
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""Many logs read at once: a pool of forked worker processes that leave signals to the
-process that started them.
+"""Many logs read at once: a pool of forked worker processes that leave signals to the process
+that started them; process machinery beside the flow, used by the cost tables
+(docs/costs.md, "Frames").
 
 ``worker_pool(workers)`` starts the pool (``concurrent.futures.ProcessPoolExecutor``, forked
 where the platform can: the workers need nothing but what this process has, and a script

@@ -1,9 +1,9 @@
-"""Build realistic agentloop session logs in a few lines, for tests and examples.
+"""Build realistic agentloop session logs in a few lines, for tests and examples: the session
+library's writer, beside the flow (docs/session-library.md, "SessionBuilder").
 
-``SessionBuilder`` writes ``Entry`` values one by one, as agentloop's loop would (seed
-``002_b8baa2d9a4d5bb0e.txt``), numbering them (``seq``) and timing them with a clock of its
-own. Each method writes the entries of one step of the loop and returns the builder, so steps
-chain::
+``SessionBuilder`` writes ``Entry`` values one by one, as agentloop's loop would, numbering them
+(``seq``) and timing them with a clock of its own. Each method writes the entries of one step of the
+loop and returns the builder, so steps chain::
 
     b = SessionBuilder(start="2026-10-18T09:30:00+02:00", seed="clock")
     b.run("What time is it?")  # run_started, then the user's message
@@ -93,12 +93,12 @@ from .native import (
 
 __all__ = ["LIMIT_RESULT", "SETTLED_RESULT", "SessionBuilder", "SupportsAppend"]
 
-#: What the model is told of a call that was running when the process died (the seed says what,
-#: not the words; ``settle(content=...)`` takes others).
+#: What the model is told of a call that was running when the process died (agentloop's
+#: documentation says what, not the words; ``settle(content=...)`` takes others).
 SETTLED_RESULT = (
     "This call was running when the process stopped; it may or may not have taken effect."
 )
-#: The result of a call beyond ``Limits.MaxToolCalls`` (the words are not the seed's either).
+#: The result of a call beyond ``Limits.MaxToolCalls`` (not agentloop's words either).
 LIMIT_RESULT = "The run's tool call limit was reached; the call was not run."
 
 _MS = 1_000_000  # nanoseconds
@@ -285,7 +285,8 @@ class SessionBuilder:
 
     @property
     def pending(self) -> tuple[ToolCall, ...]:
-        """Every call asked for that has no result yet, in the order they were asked for."""
+        """Every call asked for, in any turn, that has no result yet, in the order they were
+        asked for. Not ``Session.pending()``, which is only the last assistant turn's."""
         return tuple(o.call for o in self._open.values())
 
     # Determinism.
@@ -872,7 +873,7 @@ class SessionBuilder:
         at: When | None = None,
     ) -> SessionBuilder:
         """An allow whose ``labels`` include one the session may not hold, which agentloop
-        turns into a deny with the seed's ``ForbiddenDecision`` (``FORBIDDEN_DECISION``)."""
+        turns into a deny with agentloop's ``ForbiddenDecision`` (``FORBIDDEN_DECISION``)."""
         return self.deny(FORBIDDEN_DECISION, call=call, labels=labels, ms=ms, at=at)
 
     def refused_result(
@@ -887,7 +888,7 @@ class SessionBuilder:
         at: When | None = None,
     ) -> SessionBuilder:
         """A result refused because it carried ``forbidden`` labels: the model is told the
-        seed's ``RefusedResult``, the session takes none of its labels, its ``log`` and
+        agentloop's ``RefusedResult``, the session takes none of its labels, its ``log`` and
         ``usage`` are kept, and the run's ``Outcome.refused`` will name it."""
         forbidden = _labels_arg(forbidden, "forbidden")
         c = self._call(call)

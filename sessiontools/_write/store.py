@@ -1,9 +1,9 @@
-"""Where a session's entries are kept: ``Store``, ``FileStore`` and ``MemoryStore``.
+"""Where a session's entries are kept: ``Store``, ``FileStore`` and ``MemoryStore``; the session
+library's write side, beside the flow (docs/session-library.md, "Stores").
 
-These mirror agentloop's ``Store``, ``FileStore`` and ``MemoryStore`` (seed 002, sections
-"Store", "FileStore", "MemoryStore"): a store is the only thing a session needs to be
-remembered and resumed (``OpenSession`` rebuilds a session from ``Load``; an empty store is a
-new session).
+These mirror agentloop's ``Store``, ``FileStore`` and ``MemoryStore``: a store is the only thing a
+session needs to be remembered and resumed (``OpenSession`` rebuilds a session from ``Load``; an
+empty store is a new session).
 
 ``FileStore`` keeps a session as agentloop does, one JSON line per entry, each append synced
 to disk before it returns. It adds what a second program writing the same files needs:
@@ -14,7 +14,7 @@ to disk before it returns. It adds what a second program writing the same files 
   (every ``FileStore``), not a program that writes the file without it.
 - **Readers never change the file.** ``load()`` takes no lock and writes nothing; it works
   while another process holds the writer lock and reads up to the last complete line
-  (reading.md, "Lines").
+  (docs/reading.md, "Lines").
 - **A writer changes the file only by appending**, with one exception: when it first opens an
   existing file whose last line is torn (it lacks its ``\\n`` and is not complete JSON as Go
   reads it: a write cut short by a crash), it cuts that line away, so the next entry does not
@@ -44,13 +44,13 @@ from .._log.reader import LogReader
 
 __all__ = ["FileStore", "MemoryStore", "Store"]
 
-_WHITESPACE = b" \t\r\n"  # JSON's: a line of only these is blank (reading.md, "Lines")
+_WHITESPACE = b" \t\r\n"  # JSON's: a line of only these is blank (docs/reading.md, "Lines")
 _CHUNK = 1 << 16  # bytes read at a time when looking for the last line
 
 
 @runtime_checkable
 class Store(Protocol):
-    """What keeps a session's entries (seed 002, "Store").
+    """What keeps a session's entries (Go's ``Store``).
 
     A store is the only thing a session needs to be remembered and resumed. ``FileStore`` and
     ``MemoryStore`` are stores; so is any object with these two methods.
@@ -121,7 +121,7 @@ _TORN = object()
 
 def _json_or_torn(line: bytes) -> Any:
     """The value of ``line`` as ``LogReader`` reads it (orjson, else Go's way: invalid UTF-8
-    and escaped lone surrogates accepted, up to 10,000 levels deep; reading.md, "Bytes"), or
+    and escaped lone surrogates accepted, up to 10,000 levels deep; docs/reading.md, "Bytes"), or
     ``_TORN`` when it is not complete JSON."""
     try:
         return loads(line)
@@ -143,7 +143,7 @@ def _reason(e: OSError) -> str:
 
 
 class FileStore:
-    """A session kept as JSON lines in a file, each append synced (seed 002, "FileStore").
+    """A session kept as JSON lines in a file, each append synced (Go's ``FileStore``).
 
     The file is created by the first append (or by ``open()``); its directory must exist.
     Each entry is one line: ``encode_entry(entry)`` (the bytes Go writes) and ``\\n``.
@@ -216,7 +216,7 @@ class FileStore:
         return self._closed
 
     def load(self) -> list[Entry]:
-        """Every entry of the file, in order (seed 002, ``FileStore.Load``).
+        """Every entry of the file, in order (Go's ``FileStore.Load``).
 
         A missing file is an empty session: ``[]``. A last line that is not complete JSON is a
         write cut short by a crash: it is ignored, with a ``TornTailWarning``. A complete last
@@ -274,7 +274,7 @@ class FileStore:
                 os.close(fd)
 
     def append(self, entry: Entry) -> None:
-        """Write one entry as one line and sync it (seed 002, ``FileStore.Append``).
+        """Write one entry as one line and sync it (Go's ``FileStore.Append``).
 
         It is durable when this returns: the line is written completely (``O_APPEND``, every
         partial write continued) and ``os.fsync`` ran on the file, and on its directory when
@@ -424,7 +424,7 @@ class FileStore:
 
 
 class MemoryStore:
-    """A session kept in memory (seed 002, "MemoryStore").
+    """A session kept in memory (Go's ``MemoryStore``).
 
     Entries pass through JSON on the way in and out, as a file would: ``append`` keeps the
     line Go writes (``encode_entry``), ``load`` reads the lines back with
