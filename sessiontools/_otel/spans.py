@@ -21,7 +21,7 @@ from .._log.entries import ModelError, Usage
 from .._log.limits import check_run
 from .._model.runs import Run
 from .._model.usage import to_otel
-from .ids import check_parents, _span_id, _span_key_prefix, _trace_id
+from .ids import _span_id, _span_key_prefix, _trace_id, check_parents
 
 __all__ = [
     "SCHEMA_URL",

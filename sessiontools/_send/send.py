@@ -497,10 +497,14 @@ class _Sender:
 
     def _skip(self, work: _Pass, read: _Read, key: _RunKey, run: Run) -> bool:
         """Whether a run is not to be sent: held back as open, or acknowledged as far."""
-        if run.outcome is None and run.start_seq == read.open_seq and read.st is not None:
-            if work.locks.held(read.st):
-                self.report.held_back += 1
-                return True
+        if (
+            run.outcome is None
+            and run.start_seq == read.open_seq
+            and read.st is not None
+            and work.locks.held(read.st)
+        ):
+            self.report.held_back += 1
+            return True
         if self.state is not None:
             sent = self.state.sent_run(key.identity.start, key.identity.first_call)
             if sent is not None:
