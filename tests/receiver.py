@@ -38,6 +38,7 @@ class Received:
     body: bytes  # as sent (compressed when it was)
     request: ExportTraceServiceRequest | None  # None when it could not be decoded
     answered: str  # "ok", "partial", "status 503", "reset", "slow"
+    at: float = 0.0  # time.monotonic() when it arrived
 
 
 @dataclass
@@ -68,7 +69,9 @@ def json_to_request(data: bytes) -> ExportTraceServiceRequest:
 class Receiver:
     """Start with ``with Receiver() as r:``; ``r.endpoint`` is its ``/v1/traces`` URL."""
 
-    def __init__(self) -> None:
+    def __init__(self, delay: float = 0.0) -> None:
+        """``delay``: every request is answered that long after it arrived."""
+        self.delay = delay
         self.received: list[Received] = []
         self._faults: deque[_Fault] = deque()
         self._lock = threading.Lock()
@@ -143,6 +146,7 @@ class Receiver:
     def _handle(self, h: BaseHTTPRequestHandler) -> None:
         length = int(h.headers.get("Content-Length") or 0)
         body = h.rfile.read(length)
+        arrived = time.monotonic()
         headers = {k.lower(): v for k, v in h.headers.items()}
         with self._lock:
             fault = self._faults.popleft() if self._faults else None
@@ -161,7 +165,7 @@ class Receiver:
             request = None
         answered = "ok"
         if fault is not None and fault.kind == "reset":
-            self._record(h.path, headers, body, request, "reset")
+            self._record(h.path, headers, body, request, "reset", arrived)
             sock = h.connection
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             sock.close()
@@ -170,12 +174,14 @@ class Receiver:
         if fault is not None and fault.kind == "slow":
             time.sleep(fault.seconds)
             answered = "slow"
+        elif self.delay:
+            time.sleep(self.delay)
         if request is None:
             self._answer(h, 400, b"cannot decode the request", "text/plain", {})
-            self._record(h.path, headers, body, None, "status 400")
+            self._record(h.path, headers, body, None, "status 400", arrived)
             return
         if fault is not None and fault.kind == "status":
-            self._record(h.path, headers, body, request, f"status {fault.status}")
+            self._record(h.path, headers, body, request, f"status {fault.status}", arrived)
             headers = dict(fault.headers)
             content_type = headers.pop("Content-Type", "text/plain")
             self._answer(h, fault.status, fault.body, content_type, headers)
@@ -189,7 +195,7 @@ class Receiver:
             out = json_format.MessageToJson(response).encode()
         else:
             out = response.SerializeToString()
-        self._record(h.path, headers, body, request, answered)
+        self._record(h.path, headers, body, request, answered, arrived)
         self._answer(h, 200, out, kind or "application/x-protobuf", {})
 
     def _record(
@@ -199,9 +205,10 @@ class Receiver:
         body: bytes,
         request: ExportTraceServiceRequest | None,
         answered: str,
+        arrived: float,
     ) -> None:
         with self._lock:
-            self.received.append(Received(path, headers, body, request, answered))
+            self.received.append(Received(path, headers, body, request, answered, arrived))
 
     @staticmethod
     def _answer(

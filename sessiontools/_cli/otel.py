@@ -21,14 +21,13 @@ from typing import Any
 
 import click
 
-from .._errors import LogError
+from .._errors import LogError, StateError
 from .._log.reader import MAX_LINE_BYTES
 from .._otel.export import export_otlp_json
 from .._otel.ids import parse_span_id, parse_trace_id
 from .._send.config import COMPRESSIONS, PROTOCOLS
 from .._send.send import SendReport, export_sessions, send_otlp
 from .._send.sessions import session_logs
-from .._send.state import StateError
 from .messages import (
     _OUT_OF_MEMORY,
     EXIT_DAMAGED,
@@ -254,10 +253,10 @@ def _export_one(
     return EXIT_OK
 
 
-def _logs(logs: tuple[str, ...], conversation_id: str | None) -> None:
+def _logs(logs: tuple[str, ...], conversation_id: str | None, follow: bool = False) -> None:
     """Check the logs given before anything is read or sent: usage errors (2)."""
     try:
-        session_logs(list(logs), conversation_id)
+        session_logs(list(logs), conversation_id, allow_empty=follow)
     except FileNotFoundError as e:
         raise click.BadParameter(str(e), param_hint="LOG") from None
     except ValueError as e:
@@ -338,7 +337,7 @@ def _send(
             "standard input cannot be sent (it cannot be read again for what is new)",
             param_hint="LOG",
         )
-    _logs(logs, conversation_id)
+    _logs(logs, conversation_id, bool(sending.get("follow")))
     status = _Status()
     try:
         with _warnings_to_stderr("otel"):

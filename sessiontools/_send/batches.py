@@ -32,11 +32,14 @@ class Request:
         spans: how many spans it holds.
         runs: the keys of the runs whose last span is in it (delivered once it is
             acknowledged), in order.
+        parts: ``(run key, span id)`` of the spans it holds of runs it does not complete (a run
+            larger than a request): delivered, but not their run yet.
     """
 
     body: bytes
     spans: int
     runs: tuple[Any, ...]
+    parts: tuple[tuple[Any, bytes], ...] = ()
 
 
 class _Encoding(Protocol[_Unit]):
@@ -87,6 +90,7 @@ class _Packer(Generic[_Unit]):
         self.units: list[_Unit] = []
         self.used = 0
         self.runs: list[Any] = []
+        self.parts: list[tuple[Any, bytes]] = []  # spans of the run being split, so far
 
     def full_for(self, size: int) -> bool:
         return bool(self.units) and self.used + size > self.room
@@ -94,10 +98,13 @@ class _Packer(Generic[_Unit]):
     def flush(self) -> Request | None:
         if not self.units and not self.runs:
             return None
-        request = Request(self.encoding.body(self.units), len(self.units), tuple(self.runs))
+        request = Request(
+            self.encoding.body(self.units), len(self.units), tuple(self.runs), tuple(self.parts)
+        )
         self.units = []
         self.used = 0
         self.runs = []
+        self.parts = []
         return request
 
 
@@ -124,13 +131,16 @@ def requests(
             packer.units.extend(units)
             packer.used += total
         else:
-            for unit, size in zip(units, sizes, strict=True):
+            for span, unit, size in zip(spans, units, sizes, strict=True):
                 if packer.full_for(size):
                     request = packer.flush()
                     if request is not None:
                         yield request
                 packer.units.append(unit)
                 packer.used += size
+                packer.parts.append((key, span.span_id))
+            # the run ends in this request: its spans here are not parts of an unfinished run
+            packer.parts = [(k, s) for k, s in packer.parts if k is not key]
         packer.runs.append(key)
     request = packer.flush()
     if request is not None:

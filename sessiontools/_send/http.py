@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .._errors import SessionToolsError
+from .._errors import SendError
 from .._version import __version__
 from .config import SendConfig, redact_url
 
@@ -33,26 +33,6 @@ RETRYABLE_STATUS = frozenset({429, 502, 503, 504})
 RETRY_BUDGET_SECONDS = 120.0
 
 _CONTENT_TYPES = {"http/protobuf": "application/x-protobuf", "http/json": "application/json"}
-
-
-class SendError(SessionToolsError):
-    """A request the endpoint did not acknowledge: refused (a status that is not retried), or
-    still failing when the retry budget ran out.
-
-    Attributes:
-        status: the HTTP status of the last answer, or ``None`` when there was none.
-        reason: what went wrong, in one line (no header value, no URL secret).
-        attempts: how many times the request was sent.
-    """
-
-    def __init__(self, reason: str, status: int | None = None, attempts: int = 1) -> None:
-        self.reason = reason
-        self.status = status
-        self.attempts = attempts
-        super().__init__(reason)
-
-    def __reduce__(self) -> tuple[type[SendError], tuple[str, int | None, int]]:
-        return (type(self), (self.reason, self.status, self.attempts))
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from .._errors import LogError, SessionToolsWarning
+from .._errors import LogError, SendError, SessionToolsWarning
 from .._log.entries import RunStartedEntry
 from .._log.reader import MAX_LINE_BYTES, LogReader, ReadPosition, printable
 from .._model.fold import SessionFold
@@ -51,9 +51,9 @@ from .._otel.ids import check_parents
 from .._otel.spans import Span, trace_spans
 from .batches import encoding_for, requests
 from .config import SendConfig, redact_url, resolve_config
-from .http import OtlpHttpSender, SendError
+from .http import OtlpHttpSender
 from .locks import LockTable, flock_table
-from .sessions import LogRuns, Session, SessionLog, group_sessions, session_logs
+from .sessions import LogRuns, SessionGroup, SessionLog, group_sessions, session_logs
 from .state import CHECK_BYTES, LogState, SendState, check_digest
 
 __all__ = ["FOLLOW_INTERVAL_SECONDS", "SendReport", "export_sessions", "send_otlp"]
@@ -252,7 +252,7 @@ class _Pass:
         if len(self.logs) > 1:
             sessions = group_sessions(self.logs, held)
         else:
-            sessions = [Session(self.logs[0].conversation_id, 0)]
+            sessions = [SessionGroup(self.logs[0].conversation_id, 0)]
         planned = []
         for session in sessions:
             for k in session.copies:
@@ -449,8 +449,10 @@ class _Sender:
         progress: Callable[[SendReport], object] | None,
         signals: _Signals,
         retry: Mapping[str, Any],
+        follow: bool = False,
     ) -> None:
         self.paths = paths
+        self.follow = follow
         self.conversation_id = conversation_id
         self.config = config
         self.options = options
@@ -465,13 +467,15 @@ class _Sender:
         self.http.close()
 
     def one_pass(self) -> None:
-        logs = session_logs(self.paths, self.conversation_id)
+        logs = session_logs(self.paths, self.conversation_id, allow_empty=self.follow)
+        if not logs:
+            return
         work = _Pass(logs, self.options, self.state, self.report)
         reads = work.plan()
         for request in requests(
             self._runs(work, reads), self.encoding, self.config.max_request_bytes
         ):
-            self._post(work, request.body, request.spans, list(request.runs))
+            self._post(work, request.body, request.spans, list(request.runs), request.parts)
         for read in reads:  # logs whose runs were all sent (or none was to be)
             self._settle(work, read)
 
@@ -482,8 +486,14 @@ class _Sender:
                 for key, run in work.runs(read):
                     if self._skip(work, read, key, run):
                         continue
+                    spans = self.options.spans(run, read.conversation_id)
+                    if self.state is not None:  # a run larger than a request, partly sent
+                        first_call = key.identity.first_call
+                        done = self.state.sent_parts(key.identity.start, first_call, key.end_seq)
+                        if done:
+                            spans = [s for s in spans if s.span_id not in done]
                     read.pending += 1
-                    yield key, self.options.spans(run, read.conversation_id)
+                    yield key, spans
             except LogError as e:
                 read.failed = True
                 self.report.damaged.append(str(e))
@@ -513,15 +523,24 @@ class _Sender:
                     return True
         return False
 
-    def _post(self, work: _Pass, body: bytes, spans: int, keys: list[_RunKey]) -> None:
+    def _post(
+        self,
+        work: _Pass,
+        body: bytes,
+        spans: int,
+        keys: list[_RunKey],
+        parts: tuple[tuple[Any, bytes], ...] = (),
+    ) -> None:
         with self.signals.held():
             try:
                 ack = self.http.post(body, retried=lambda why: self._retried())
             except SendError as e:
                 self.report.retries += max(0, e.attempts - 1)
-                self.report.failures.append(f"{e}; sessions: {_sessions_named(keys)}")
-                for key in keys:
+                held = keys + [k for k, _ in parts]
+                self.report.failures.append(f"{e}; sessions: {_sessions_named(held)}")
+                for key in held:
                     key.read.failed = True
+                for key in keys:
                     key.read.pending -= 1
                 return
             self.report.requests += 1
@@ -556,7 +575,11 @@ class _Sender:
                     state = work.log_state(read)
                     if state is not None and read.log.path is not None:
                         logs.append((os.path.abspath(read.log.path), state))
-                self.state.commit(runs, logs)
+                done = [
+                    (k.identity.start, k.identity.first_call, k.end_seq, span_id)
+                    for k, span_id in parts
+                ]
+                self.state.commit(runs, logs, done)
         if self.progress is not None:
             self.progress(self.report)
 
@@ -640,7 +663,7 @@ def send_otlp(
     )
     trace_id, span_id = check_parents(parent_trace_id, parent_span_id)
     options = _Options(trace_id, span_id, service_name, agent_name, error_messages, max_line_bytes)
-    session_logs(paths, conversation_id)  # usage errors before anything is sent
+    session_logs(paths, conversation_id, allow_empty=follow)  # usage errors before sending
     report = SendReport()
     keep: SendState | None = None
     if state is not None:
@@ -657,6 +680,7 @@ def send_otlp(
         progress,
         _Signals(hold_signals),
         retry or {},
+        follow,
     )
     try:
         sender.one_pass()

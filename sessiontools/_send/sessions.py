@@ -29,7 +29,7 @@ from .._log.reader import shown_name
 from .._log.sources import default_conversation_id, find_logs
 from .._model.identity import RunIdentity
 
-__all__ = ["LogRuns", "Session", "SessionLog", "group_sessions", "session_logs"]
+__all__ = ["LogRuns", "SessionGroup", "SessionLog", "group_sessions", "session_logs"]
 
 
 @dataclass(frozen=True)
@@ -72,9 +72,11 @@ def _output(conversation_id: str) -> str:
     return "/".join(parts) + ".json"
 
 
-def session_logs(paths: Sequence[str], conversation_id: str | None = None) -> list[SessionLog]:
+def session_logs(
+    paths: Sequence[str], conversation_id: str | None = None, *, allow_empty: bool = False
+) -> list[SessionLog]:
     """The logs ``paths`` name (module docstring), in order, duplicates (the same file named
-    twice) once.
+    twice) once. ``allow_empty``: a directory with no log yet is no error (``--follow``).
 
     Raises:
         ValueError: ``conversation_id`` given with more than one log, or two logs that would
@@ -95,7 +97,13 @@ def session_logs(paths: Sequence[str], conversation_id: str | None = None) -> li
         if given == "-":
             raise ValueError("- (standard input) can be read only as the one log given")
         if os.path.isdir(given):
-            for found in find_logs(given):
+            try:
+                found_logs = find_logs(given)
+            except FileNotFoundError:
+                if allow_empty:
+                    continue
+                raise
+            for found in found_logs:
                 if not isinstance(found, Path):  # a directory that could not be listed
                     raise FileNotFoundError(str(getattr(found, "error", found)))
                 cid = _strip(_clean(shown_name(os.path.relpath(found, given))))
@@ -156,7 +164,7 @@ class LogRuns:
 
 
 @dataclass
-class Session:
+class SessionGroup:
     """One session among the logs given.
 
     Attributes:
@@ -170,7 +178,9 @@ class Session:
     copies: list[int] = field(default_factory=list)
 
 
-def group_sessions(logs: Sequence[SessionLog], runs: Sequence[LogRuns | None]) -> list[Session]:
+def group_sessions(
+    logs: Sequence[SessionLog], runs: Sequence[LogRuns | None]
+) -> list[SessionGroup]:
     """The sessions among ``logs`` (sorted), given what each holds (``None``: not known, such
     as a log that could not be read: a session of its own). See the module docstring."""
     n = len(logs)
@@ -198,19 +208,19 @@ def group_sessions(logs: Sequence[SessionLog], runs: Sequence[LogRuns | None]) -
     groups: dict[int, list[int]] = {}
     for k in range(n):
         groups.setdefault(find(k), []).append(k)
-    sessions: list[Session] = []
+    sessions: list[SessionGroup] = []
     for members in groups.values():
         if len(members) == 1:
             k = members[0]
-            sessions.append(Session(logs[k].conversation_id, k))
+            sessions.append(SessionGroup(logs[k].conversation_id, k))
             continue
         holder = _holder(members, runs)
         if holder is None:  # partial copies: each on its own
-            sessions.extend(Session(logs[k].conversation_id, k) for k in members)
+            sessions.extend(SessionGroup(logs[k].conversation_id, k) for k in members)
             continue
         first = members[0]
         sessions.append(
-            Session(logs[first].conversation_id, holder, [k for k in members if k != holder])
+            SessionGroup(logs[first].conversation_id, holder, [k for k in members if k != holder])
         )
     sessions.sort(key=lambda s: s.log)
     return sessions

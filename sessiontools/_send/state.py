@@ -1,12 +1,14 @@
 """What was sent: the ``--state`` file of ``sessiontools otel --endpoint``, an SQLite database.
 
-Two tables:
+Three tables:
 
 - ``runs``: each run the endpoint acknowledged, by its identity (``RunIdentity``: the digest
   of its ``run_started`` entry and of its first model call), with the conversation id it was
   sent under and how far it went (the ``seq`` of its last entry, and whether it had ended). A
   run read again is sent again only when it goes further; a session keeps the conversation id
   its runs were first sent under, so no span is ever sent under a second id.
+- ``parts``: the spans acknowledged of a run larger than one request whose last request is
+  not acknowledged yet (with how far that read of the run went): they are not sent again.
 - ``logs``: for each log read, what it was when read (device, inode, size, modification time)
   and where to go on (a byte offset and line before a ``run_started``, with the session's state
   there as JSON, and a digest of the bytes before it), with the identities of its runs (to tell
@@ -30,7 +32,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["LogState", "SendState", "StateError"]
+from .._errors import StateError
+
+__all__ = ["LogState", "SendState"]
 
 _VERSION = "1"
 
@@ -43,6 +47,13 @@ CREATE TABLE IF NOT EXISTS runs (
     end_seq INTEGER NOT NULL,
     ended INTEGER NOT NULL,
     PRIMARY KEY (start, first_call)
+);
+CREATE TABLE IF NOT EXISTS parts (
+    start BLOB NOT NULL,
+    first_call BLOB NOT NULL,
+    end_seq INTEGER NOT NULL,
+    span_id BLOB NOT NULL,
+    PRIMARY KEY (start, first_call, span_id)
 );
 CREATE TABLE IF NOT EXISTS logs (
     path TEXT PRIMARY KEY,
@@ -58,10 +69,6 @@ CREATE TABLE IF NOT EXISTS logs (
     resume_check BLOB
 );
 """
-
-
-class StateError(Exception):
-    """A state file that cannot be used (another endpoint, another version, not a database)."""
 
 
 @dataclass(frozen=True)
@@ -180,6 +187,14 @@ class SendState:
                 return str(row[0])
         return None
 
+    def sent_parts(self, start: bytes, first_call: bytes | None, end_seq: int) -> set[bytes]:
+        """The span ids acknowledged of a run not wholly acknowledged yet, read as far."""
+        rows = self._db.execute(
+            "SELECT span_id FROM parts WHERE start = ? AND first_call = ? AND end_seq = ?",
+            (start, first_call or b"", end_seq),
+        ).fetchall()
+        return {bytes(r[0]) for r in rows}
+
     # logs
 
     def log(self, path: str) -> LogState | None:
@@ -207,18 +222,29 @@ class SendState:
         self,
         runs: Iterable[tuple[bytes, bytes | None, str, int, bool]],
         logs: Iterable[tuple[str, LogState]],
+        parts: Iterable[tuple[bytes, bytes | None, int, bytes]] = (),
     ) -> None:
         """Record, in one transaction, what a request's acknowledgement settled: runs
-        ``(start, first call, conversation id, end seq, ended)`` and logs ``(path, state)``."""
+        ``(start, first call, conversation id, end seq, ended)``, logs ``(path, state)``, and
+        spans of runs not wholly sent yet ``(start, first call, end seq, span id)``."""
         db = self._db
         db.execute("BEGIN IMMEDIATE")
         try:
+            for start, first_call, end_seq, span_id in parts:
+                db.execute(
+                    "INSERT OR IGNORE INTO parts VALUES (?, ?, ?, ?)",
+                    (start, first_call or b"", end_seq, span_id),
+                )
             for start, first_call, cid, end_seq, ended in runs:
                 db.execute(
                     "INSERT INTO runs VALUES (?, ?, ?, ?, ?) ON CONFLICT (start, first_call) "
                     "DO UPDATE SET end_seq = max(end_seq, excluded.end_seq), "
                     "ended = max(ended, excluded.ended)",
                     (start, first_call or b"", cid, end_seq, int(ended)),
+                )
+                db.execute(
+                    "DELETE FROM parts WHERE start = ? AND first_call = ?",
+                    (start, first_call or b""),
                 )
                 if first_call:  # the run's prefix, sent before its first call, is this run
                     db.execute("DELETE FROM runs WHERE start = ? AND first_call = x''", (start,))

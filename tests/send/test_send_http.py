@@ -9,11 +9,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from sessiontools import read_session, trace_spans
+from sessiontools import SendError, read_session, trace_spans
 from sessiontools._otel.otlp_proto import encode_otlp_protobuf
 from sessiontools._send.batches import encoding_for, requests
 from sessiontools._send.config import resolve_config
-from sessiontools._send.http import OtlpHttpSender, SendError
+from sessiontools._send.http import OtlpHttpSender
 from tests.helpers import SESSIONS
 from tests.receiver import Receiver
 
