@@ -115,7 +115,7 @@ def _modules_loaded_by(code: str) -> set[str]:
     return set(out.stdout.split())
 
 
-HEAVY = {"pandas", "genai_prices", "jinja2", "numpy", "urllib3", "pydantic"}
+HEAVY = {"pandas", "genai_prices", "jinja2", "numpy", "urllib3", "pydantic", "sqlite3"}
 
 
 def test_import_sessiontools_loads_no_stage() -> None:
@@ -141,3 +141,4 @@ def test_sessiontools_otel_loads_neither_pandas_nor_genai_prices() -> None:
         "sessiontools._cost.names"
     }
     assert not {m for m in loaded if m.startswith("sessiontools._write")}
+    assert "sessiontools._send.send" not in loaded  # sending loads only to send

@@ -17,7 +17,7 @@ from __future__ import annotations
 import glob
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -26,8 +26,10 @@ from .._log.reader import MAX_LINE_BYTES
 from .._otel.export import export_otlp_json
 from .._otel.ids import parse_span_id, parse_trace_id
 from .._send.config import COMPRESSIONS, PROTOCOLS
-from .._send.send import SendReport, export_sessions, send_otlp
 from .._send.sessions import session_logs
+
+if TYPE_CHECKING:
+    from .._send.send import SendReport
 from .messages import (
     _OUT_OF_MEMORY,
     EXIT_DAMAGED,
@@ -273,6 +275,8 @@ def _export_many(
             "export goes (an existing directory, or a path ending in /)",
             param_hint="--out",
         )
+    from .._send.send import export_sessions  # here: what sending needs loads only to send
+
     try:
         with _warnings_to_stderr("otel"):
             if out is None:
@@ -337,7 +341,8 @@ def _send(
             "standard input cannot be sent (it cannot be read again for what is new)",
             param_hint="LOG",
         )
-    _logs(logs, conversation_id, bool(sending.get("follow")))
+    from .._send.send import send_otlp  # here: what sending needs loads only to send
+
     status = _Status()
     try:
         with _warnings_to_stderr("otel"):
@@ -349,7 +354,10 @@ def _send(
                 **sending,
                 **options,
             )
-    except ValueError as e:  # a setting (a flag or an environment variable)
+    except FileNotFoundError as e:  # a path that names no log
+        status.done()
+        raise click.BadParameter(str(e), param_hint="LOG") from None
+    except ValueError as e:  # a setting (a flag or an environment variable), the logs given
         status.done()
         raise click.UsageError(str(e)) from None
     except StateError as e:

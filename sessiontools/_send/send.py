@@ -461,13 +461,16 @@ class _Sender:
         self.progress = progress
         self.signals = signals
         self.encoding = encoding_for(config.protocol, options.service_name)
+        self.settled: list[tuple[str, LogState]] = []  # logs to record with the next commit
         self.http = OtlpHttpSender(config, sleep=signals.sleep, **retry)
 
     def close(self) -> None:
         self.http.close()
 
-    def one_pass(self) -> None:
-        logs = session_logs(self.paths, self.conversation_id, allow_empty=self.follow)
+    def one_pass(self, logs: list[SessionLog] | None = None) -> None:
+        """Read the logs (``logs``: found already) and send what is new."""
+        if logs is None:
+            logs = session_logs(self.paths, self.conversation_id, allow_empty=self.follow)
         if not logs:
             return
         work = _Pass(logs, self.options, self.state, self.report)
@@ -478,6 +481,7 @@ class _Sender:
             self._post(work, request.body, request.spans, list(request.runs), request.parts)
         for read in reads:  # logs whose runs were all sent (or none was to be)
             self._settle(work, read)
+        self.flush()
 
     def _runs(self, work: _Pass, reads: list[_Read]) -> Iterator[tuple[_RunKey, list[Span]]]:
         for read in reads:
@@ -570,7 +574,7 @@ class _Sender:
                     )
                     for k in keys
                 ]
-                logs = []
+                logs, self.settled = self.settled, []
                 for read in settled:
                     state = work.log_state(read)
                     if state is not None and read.log.path is not None:
@@ -588,13 +592,22 @@ class _Sender:
             self.progress(self.report)
 
     def _settle(self, work: _Pass, read: _Read) -> None:
-        """A log read to its end with nothing left in flight: the state moves on."""
+        """A log read to its end with nothing left in flight: the state moves on, with the
+        next transaction (a log whose state is lost is read again; its runs are known)."""
         if self.state is None or read.pending or read.log.path is None:
             return
         state = work.log_state(read)
         if state is not None:
-            self.state.commit([], [(os.path.abspath(read.log.path), state)])
+            self.settled.append((os.path.abspath(read.log.path), state))
             read.read_all = False  # settled once
+        if len(self.settled) >= 256:
+            self.flush()
+
+    def flush(self) -> None:
+        """Record the logs settled since the last transaction."""
+        if self.state is not None and self.settled:
+            self.state.commit([], self.settled)
+        self.settled = []
 
 
 def send_otlp(
@@ -663,7 +676,8 @@ def send_otlp(
     )
     trace_id, span_id = check_parents(parent_trace_id, parent_span_id)
     options = _Options(trace_id, span_id, service_name, agent_name, error_messages, max_line_bytes)
-    session_logs(paths, conversation_id, allow_empty=follow)  # usage errors before sending
+    # usage errors before anything is sent
+    found = session_logs(paths, conversation_id, allow_empty=follow)
     report = SendReport()
     keep: SendState | None = None
     if state is not None:
@@ -683,7 +697,7 @@ def send_otlp(
         follow,
     )
     try:
-        sender.one_pass()
+        sender.one_pass(found)
         while follow:
             time.sleep(FOLLOW_INTERVAL_SECONDS)
             sender.one_pass()

@@ -16,8 +16,10 @@ Three tables:
   opened; an append is read from where the last read stopped; a log replaced by another file
   (another inode, a smaller size, other bytes before the offset) is read, and sent, in full.
 
-Each acknowledged request is one transaction: killed at any moment, the file holds what was
-acknowledged before, and at most the request in flight is sent again (with the same ids). The
+Each acknowledged request is one transaction: killed at any moment (``kill -9``), the file
+holds what was acknowledged before, and at most the request in flight is sent again (with the
+same ids). The database is in WAL mode with ``synchronous=NORMAL``: a power cut, unlike a
+killed process, may lose the last transactions, whose runs are then sent again. The
 file holds no header value and no endpoint URL: only a digest of the endpoint and of the export
 options, so that a state kept for another endpoint is not taken for this one.
 """
@@ -130,7 +132,10 @@ class SendState:
             raise StateError(f"{path}: cannot open the state file: {e}") from None
         try:
             self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
+            # WAL with NORMAL: a transaction survives the process being killed at any moment
+            # (the WAL is written before COMMIT returns); only a power cut may lose the last
+            # few, which are then sent again, with the same ids.
+            self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(_SCHEMA)
             meta = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
         except sqlite3.DatabaseError as e:
