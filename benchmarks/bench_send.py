@@ -27,7 +27,6 @@ import socket
 import statistics
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
 from _children import run_child, sessiontools_command
