@@ -57,8 +57,10 @@ if TYPE_CHECKING:
         OutOfRangeError,
         PinError,
         PriceFileError,
+        SendError,
         SessionToolsError,
         SessionToolsWarning,
+        StateError,
         StoreError,
         StoreLockedError,
         TornTailWarning,
@@ -168,11 +170,22 @@ if TYPE_CHECKING:
         encode_otlp_json,
         write_otlp_json,
     )
+    from ._otel.otlp_proto import (
+        encode_otlp_protobuf,
+    )
+    from ._otel.sdk import (
+        emit_spans,
+    )
     from ._otel.spans import (
         SCHEMA_URL,
         AttributeValue,
         Span,
         trace_spans,
+    )
+    from ._send.send import (
+        SendReport,
+        export_sessions,
+        send_otlp,
     )
     from ._write.builder import (
         LIMIT_RESULT,
@@ -226,8 +239,10 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "OutOfRangeError",
         "PinError",
         "PriceFileError",
+        "SendError",
         "SessionToolsError",
         "SessionToolsWarning",
+        "StateError",
         "StoreError",
         "StoreLockedError",
         "TornTailWarning",
@@ -335,11 +350,18 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "encode_otlp_json",
         "write_otlp_json",
     ),
+    "._otel.otlp_proto": ("encode_otlp_protobuf",),
+    "._otel.sdk": ("emit_spans",),
     "._otel.spans": (
         "AttributeValue",
         "SCHEMA_URL",
         "Span",
         "trace_spans",
+    ),
+    "._send.send": (
+        "SendReport",
+        "export_sessions",
+        "send_otlp",
     ),
     "._write.builder": (
         "LIMIT_RESULT",
@@ -428,6 +450,8 @@ __all__ = [
     "Refusal",
     "Run",
     "RunStartedEntry",
+    "SendError",
+    "SendReport",
     "Session",
     "SessionBuilder",
     "SessionFold",
@@ -436,6 +460,7 @@ __all__ = [
     "SkippedLog",
     "Source",
     "Span",
+    "StateError",
     "Store",
     "StoreError",
     "StoreLockedError",
@@ -460,9 +485,12 @@ __all__ = [
     "cost_report",
     "default_conversation_id",
     "display_id",
+    "emit_spans",
     "encode_entry",
     "encode_otlp_json",
+    "encode_otlp_protobuf",
     "export_otlp_json",
+    "export_sessions",
     "find_logs",
     "forbidden",
     "format_rfc3339",
@@ -485,6 +513,7 @@ __all__ = [
     "run_span_id",
     "run_trace_id",
     "runs",
+    "send_otlp",
     "span_id",
     "to_otel",
     "tool_calls",

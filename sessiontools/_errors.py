@@ -14,8 +14,10 @@ The exception tree::
      ├── PriceFileError               a price file that cannot be used
      ├── LabelError (ValueError)      a string that is not a label (agentloop's CheckLabel)
      ├── PinError                     a tool definition digest that differs from the pinned one
-     └── StoreError                   a store that cannot do what was asked
-          └── StoreLockedError        another writer holds the session file
+     ├── StoreError                   a store that cannot do what was asked
+     │    └── StoreLockedError        another writer holds the session file
+     ├── SendError                    a request an OTLP/HTTP endpoint did not acknowledge
+     └── StateError                   a --state file that cannot be used
 
     SessionToolsWarning (UserWarning)
      ├── TornTailWarning              the last line is a write cut short; it was ignored
@@ -42,8 +44,10 @@ __all__ = [
     "OutOfRangeError",
     "PinError",
     "PriceFileError",
+    "SendError",
     "SessionToolsError",
     "SessionToolsWarning",
+    "StateError",
     "StoreError",
     "StoreLockedError",
     "TornTailWarning",
@@ -215,6 +219,31 @@ class StoreLockedError(StoreError):
 
     def __reduce__(self) -> tuple[type[StoreLockedError], tuple[str]]:
         return (type(self), (self.path,))
+
+
+class SendError(SessionToolsError):
+    """A request the endpoint did not acknowledge: refused (a status that is not retried), or
+    still failing when the retry budget ran out.
+
+    Attributes:
+        status: the HTTP status of the last answer, or ``None`` when there was none.
+        reason: what went wrong, in one line (no header value, no URL secret).
+        attempts: how many times the request was sent.
+    """
+
+    def __init__(self, reason: str, status: int | None = None, attempts: int = 1) -> None:
+        self.reason = reason
+        self.status = status
+        self.attempts = attempts
+        super().__init__(reason)
+
+    def __reduce__(self) -> tuple[type[SendError], tuple[str, int | None, int]]:
+        return (type(self), (self.reason, self.status, self.attempts))
+
+
+class StateError(SessionToolsError):
+    """A state file (``--state``) that cannot be used: not a state file, of another version,
+    or kept for another endpoint or other export options."""
 
 
 class SessionToolsWarning(UserWarning):

@@ -82,6 +82,15 @@ def test_each_name_resolves_to_its_modules_definition(name: str) -> None:
         if isinstance(node, ast.FunctionDef | ast.ClassDef)
     }
     assert name in defined, f"{name} is not defined in {module.__name__}"
+    # and nowhere else in the package: one public name, one thing
+    elsewhere = []
+    for path in (REPO / "sessiontools").rglob("*.py"):
+        if path == Path(module.__file__ or "") or path == INIT:
+            continue
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.FunctionDef | ast.ClassDef) and node.name == name:
+                elsewhere.append(str(path))
+    assert not elsewhere, f"{name} is also defined in {elsewhere}"
 
 
 def test_an_unknown_name_is_an_attribute_error() -> None:
@@ -106,7 +115,7 @@ def _modules_loaded_by(code: str) -> set[str]:
     return set(out.stdout.split())
 
 
-HEAVY = {"pandas", "genai_prices", "jinja2", "numpy", "urllib3", "pydantic"}
+HEAVY = {"pandas", "genai_prices", "jinja2", "numpy", "urllib3", "pydantic", "sqlite3"}
 
 
 def test_import_sessiontools_loads_no_stage() -> None:
@@ -132,3 +141,4 @@ def test_sessiontools_otel_loads_neither_pandas_nor_genai_prices() -> None:
         "sessiontools._cost.names"
     }
     assert not {m for m in loaded if m.startswith("sessiontools._write")}
+    assert "sessiontools._send.send" not in loaded  # sending loads only to send

@@ -15,34 +15,24 @@ are in ``messages``, ``--out`` in ``output``, Ctrl-C and SIGTERM in ``signals``
 
 from __future__ import annotations
 
-import os
-import re
 import sys
 from collections.abc import Sequence
-from typing import IO, Any
+from typing import Any
 
 import click
 
-from .._cost.names import FORMATS, GROUPS
-from .._errors import InvalidIdError, LogError, OutOfRangeError
-from .._log.reader import MAX_LINE_BYTES
-from .._otel.export import export_otlp_json
-from .._otel.ids import parse_span_id, parse_trace_id
 from .._version import __version__
+from .cost import cost
 from .messages import (
     _OUT_OF_MEMORY,
     EXIT_DAMAGED,
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
-    _Failure,
     _one_line,
-    _progress,
-    _reason,
     _say,
-    _warnings_to_stderr,
 )
-from .output import _check_out, _Output
+from .otel import otel
 
 __all__ = ["cli", "main"]
 
@@ -117,327 +107,14 @@ class _Group(click.Group):
         return self.name or "sessiontools"
 
 
-# A lone surrogate: how Python gives a byte of an argument that is not UTF-8.
-_NOT_UTF8 = re.compile("[\ud800-\udfff]")
-
-
-class _Text(click.ParamType):  # type: ignore[type-arg]
-    """A flag's text, which must be UTF-8 (it goes into the output, or is parsed)."""
-
-    name = "text"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        if isinstance(value, str):
-            bad = _NOT_UTF8.search(value)
-            if bad is not None:
-                code = ord(bad.group())
-                what = f"byte 0x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else "a surrogate"
-                self.fail(
-                    f"not valid UTF-8 ({what} at character {bad.start() + 1}); give it in UTF-8",
-                    param,
-                    ctx,
-                )
-        return value
-
-
-_TEXT = _Text()
-
-
-_SIZE_TEXT = re.compile(r"([0-9]+)([KMG]?)", re.IGNORECASE)
-
-
-class _Size(_Text):
-    """A number of bytes: digits, with K, M or G for KiB, MiB or GiB."""
-
-    name = "size"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        if isinstance(value, int):
-            return value
-        text = super().convert(value, param, ctx).strip()
-        found = _SIZE_TEXT.fullmatch(text)
-        if found is None or int(found.group(1)) == 0:
-            self.fail(
-                f"{text!r} is not a size: give a positive number of bytes, with K, M or G for "
-                "KiB, MiB or GiB (256M)",
-                param,
-                ctx,
-            )
-        return int(found.group(1)) << (10 * " KMG".index(found.group(2).upper() or " "))
-
-
-_MAX_LINE_HELP = (
-    "The longest line read, in bytes (K, M, G: KiB, MiB, GiB); a longer one is an error. "
-    f"Default {MAX_LINE_BYTES >> 20}M."
-)
-
-
 @click.group("sessiontools", cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="sessiontools")
 def cli() -> None:
     """Read agentloop session logs offline."""
 
 
-@cli.command("otel")
-@click.argument("session", metavar="SESSION.jsonl")
-@click.option("--out", metavar="FILE", help="Write to FILE (atomically) instead of stdout.")
-@click.option(
-    "--conversation-id",
-    metavar="ID",
-    type=_TEXT,
-    help="gen_ai.conversation.id; default: the file's name without its extension.",
-)
-@click.option(
-    "--parent-trace", metavar="HEX", type=_TEXT, help="Put every run in this trace (32 hex)."
-)
-@click.option(
-    "--parent-span",
-    metavar="HEX",
-    type=_TEXT,
-    help="Parent of every run's span (16 hex; needs --parent-trace).",
-)
-@click.option(
-    "--service-name", default="agentloop", show_default=True, type=_TEXT, help="service.name."
-)
-@click.option(
-    "--agent-name",
-    metavar="NAME",
-    type=_TEXT,
-    help="gen_ai.agent.name, and invoke_agent NAME.",
-)
-@click.option(
-    "--error-messages",
-    is_flag=True,
-    help=(
-        "Add providers' error messages (cut to 1,000 characters) to span status messages; "
-        "by default only the error's kind and HTTP status (they can quote the request)."
-    ),
-)
-@click.option(
-    "--max-line-bytes", metavar="SIZE", type=_Size(), default=MAX_LINE_BYTES, help=_MAX_LINE_HELP
-)
-def otel(
-    session: str,
-    out: str | None,
-    conversation_id: str | None,
-    parent_trace: str | None,
-    parent_span: str | None,
-    service_name: str,
-    agent_name: str | None,
-    error_messages: bool,
-    max_line_bytes: int,
-) -> int:
-    """Export SESSION.jsonl (a session log or a run's transcript, either perhaps gzipped; - for
-    stdin) as one OTLP/JSON ExportTraceServiceRequest, like `agentloop otel`."""
-    name = session
-    try:
-        parent_trace_id = _id(parse_trace_id, parent_trace, "--parent-trace")
-        parent_span_id = _id(parse_span_id, parent_span, "--parent-span")
-        if parent_span_id is not None and parent_trace_id is None:
-            raise click.UsageError("--parent-span needs --parent-trace")
-        for flag, value in (
-            ("--conversation-id", conversation_id),
-            ("--service-name", service_name),
-            ("--agent-name", agent_name),
-        ):
-            if value == "":
-                raise click.BadParameter("must not be empty", param_hint=flag)
-        source, name = _open_session(session)
-        try:
-            if out is not None:
-                _check_out(out, session)
-            # The export goes to a temporary file first, so memory stays flat and a damaged
-            # log leaves nothing behind: renamed into place for --out, copied to stdout else.
-            with _Output(out) as target:
-                with _warnings_to_stderr("otel"):
-                    export_otlp_json(
-                        source,
-                        target.write,
-                        conversation_id=conversation_id,
-                        parent_trace_id=parent_trace_id,
-                        parent_span_id=parent_span_id,
-                        service_name=service_name,
-                        agent_name=agent_name,
-                        name=name,
-                        workers=None,  # a large log is cut in two, one part per core
-                        error_messages=error_messages,
-                        max_line_bytes=max_line_bytes,
-                    )
-                target.commit()
-        finally:
-            if session != "-":
-                source.close()
-    except LogError as e:
-        _say(f"sessiontools otel: error: {e}")
-        return EXIT_DAMAGED
-    except _Failure as e:
-        _say(f"sessiontools otel: error: {e}")
-        return e.exit_code
-    except OSError as e:
-        _say(f"sessiontools otel: error: {name}: cannot read: {_reason(e)}")
-        return EXIT_DAMAGED
-    except MemoryError:
-        _say(f"sessiontools otel: error: {name}: {_OUT_OF_MEMORY}")
-        return EXIT_DAMAGED
-    return EXIT_OK
-
-
-@cli.command("cost")
-@click.argument("paths", metavar="PATH...", nargs=-1, required=True)
-@click.option(
-    "--by",
-    "by",
-    multiple=True,
-    type=click.Choice(GROUPS),
-    help=(
-        "Group by this (several allowed, in order); default: model. `tool` groups the model "
-        "calls tools made by tool; the agent's own turns are the group `-`."
-    ),
-)
-@click.option(
-    "--prices", metavar="FILE", help="Prices by model id (JSON or TOML); wins over genai-prices."
-)
-@click.option(
-    "--since", metavar="TIME", type=_TEXT, help="Only calls at or after TIME (RFC 3339 or a date)."
-)
-@click.option(
-    "--until", metavar="TIME", type=_TEXT, help="Only calls before TIME (RFC 3339 or a date)."
-)
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(FORMATS),
-    default="table",
-    show_default=True,
-    help="table for a person; csv and json for programs.",
-)
-@click.option("--out", metavar="FILE", help="Write to FILE (atomically) instead of stdout.")
-@click.option(
-    "--max-line-bytes", metavar="SIZE", type=_Size(), default=MAX_LINE_BYTES, help=_MAX_LINE_HELP
-)
-def cost(
-    paths: tuple[str, ...],
-    by: tuple[str, ...],
-    prices: str | None,
-    since: str | None,
-    until: str | None,
-    fmt: str,
-    out: str | None,
-    max_line_bytes: int,
-) -> int:
-    """What the model calls of the logs in PATH... cost: files, directories (their *.jsonl and
-    *.jsonl.gz), globs, or - for standard input. A damaged or unreadable log is reported and
-    skipped; the others still count (exit status 1)."""
-    # pandas and genai-prices load only for this command (`otel` starts in a tenth of the time)
-    from .._cost.price_book import PriceBook
-    from .._cost.report import cost_report, render
-    from .._errors import PriceFileError
-    from .._log.sources import LogStream, find_logs
-
-    try:
-        since_at = _time(since, "--since")
-        until_at = _time(until, "--until")
-        if since_at is not None and until_at is not None and since_at >= until_at:
-            raise click.UsageError(
-                f"--since {since} is not before --until {until}: no call is made in between"
-            )
-        if paths.count("-") > 1:
-            raise click.BadParameter(
-                "- (standard input) is given more than once", param_hint="PATH"
-            )
-        if out is not None and "-" in paths:  # before anything is read from it
-            _check_out(out, "-")
-        items: list[Any] = [
-            LogStream(_stdin("PATH"), "<stdin>") if path == "-" else path for path in paths
-        ]
-        try:
-            logs = find_logs(items)
-        except FileNotFoundError as e:
-            raise click.BadParameter(str(e), param_hint="PATH") from None
-        try:
-            book = PriceBook(prices)
-        except (PriceFileError, OSError) as e:
-            message = str(e) if isinstance(e, PriceFileError) else f"{prices}: {_reason(e)}"
-            raise click.BadParameter(message, param_hint="--prices") from None
-        if out is not None:
-            _check_out(out, *(os.fspath(log) for log in logs if isinstance(log, os.PathLike)))
-        with _warnings_to_stderr("cost"), _progress(len(logs)) as step:
-            report = cost_report(
-                logs,
-                by=by or ("model",),
-                prices=book,
-                since=since_at,
-                until=until_at,
-                progress=step,
-                workers=None,  # a pool of processes for many logs (this process has no threads)
-                max_line_bytes=max_line_bytes,
-            )
-        for skipped in report.tables.skipped:
-            _say(f"sessiontools cost: error: {skipped.problem}; skipped")
-        copies = report.tables.copies
-        if copies:
-            _say(
-                f"sessiontools cost: note: {len(copies)} of {len(logs)} logs were copies of "
-                "other logs given (each held only runs that another log holds as far or "
-                "further): every run was counted once"
-            )
-        with _Output(out) as target:
-            target.write(render(report, fmt).encode())
-            target.commit()
-    except _Failure as e:
-        _say(f"sessiontools cost: error: {e}")
-        return e.exit_code
-    except OutOfRangeError as e:  # token sums across logs past 2^63-1
-        _say(f"sessiontools cost: error: {e}")
-        return EXIT_DAMAGED
-    except MemoryError:
-        _say(f"sessiontools cost: error: {_OUT_OF_MEMORY}")
-        return EXIT_DAMAGED
-    return EXIT_DAMAGED if report.tables.skipped else EXIT_OK
-
-
-def _time(text: str | None, flag: str) -> Any:
-    from .._cost.report import parse_time
-
-    if text is None:
-        return None
-    try:
-        return parse_time(text)
-    except ValueError as e:
-        raise click.BadParameter(str(e), param_hint=flag) from None
-
-
-def _id(parse: Any, text: str | None, flag: str) -> bytes | None:
-    if text is None:
-        return None
-    try:
-        ident: bytes = parse(text)
-    except InvalidIdError as e:
-        raise click.BadParameter(str(e), param_hint=flag) from None
-    return ident
-
-
-def _stdin(param: str = "SESSION") -> IO[bytes]:
-    if sys.stdin is None:
-        raise click.BadParameter("stdin is closed", param_hint=param)
-    return sys.stdin.buffer
-
-
-def _open_session(session: str) -> tuple[IO[bytes], str]:
-    """The session file, opened for reading. A path that names no file is a usage error (2);
-    a file that exists and cannot be read is an unreadable log (1)."""
-    if session == "-":
-        return _stdin(), "<stdin>"
-    try:
-        return open(session, "rb"), session
-    except IsADirectoryError:
-        raise click.BadParameter(f"{session} is a directory", param_hint="SESSION") from None
-    except (FileNotFoundError, NotADirectoryError) as e:
-        raise click.BadParameter(
-            f"cannot open {session}: {_reason(e)}", param_hint="SESSION"
-        ) from None
-    except OSError as e:
-        raise _Failure(f"{session}: cannot read: {_reason(e)}", EXIT_DAMAGED) from None
+cli.add_command(otel)
+cli.add_command(cost)
 
 
 def main(args: Sequence[str] | None = None) -> int:

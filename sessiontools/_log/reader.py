@@ -398,6 +398,7 @@ class LogReader:
         self._pending: _Pending = start.pending
         # The line of the last entry read, and its line number and seq (a repeat is skipped).
         self._prev: tuple[bytes, int, int] | None = start.previous
+        self._entry_offset = start.offset  # where the line of the last entry yielded starts
 
     @property
     def warnings(self) -> list[str]:
@@ -409,6 +410,13 @@ class LogReader:
         """Where the next line starts: after the last entry yielded while iterating; once the
         iteration has ended, where it stopped (``stop``, or the end of what was read)."""
         return ReadPosition(self._offset, self._line, self._pending, self._prev, self._limits)
+
+    @property
+    def entry_position(self) -> ReadPosition:
+        """While iterating, where the line of the entry just yielded starts: a read from there
+        (``start=``) reads that entry again, as the next. Its ``limits`` are ``None``: use it
+        before a ``run_started`` (the export checks then start afresh)."""
+        return ReadPosition(self._entry_offset, self._line - 1)
 
     def part(self, start: ReadPosition, stop: int | None = None) -> LogReader:
         """A reader of the lines of the same file from ``start`` (the file is read from where
@@ -593,6 +601,7 @@ class LogReader:
                     head = raw[:24]
                 self._offset = offset
                 self._line = line_no
+                self._entry_offset = start
                 yield entry
             else:
                 loose = (line_no, start, obj)

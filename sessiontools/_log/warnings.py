@@ -46,6 +46,14 @@ class Warnings:
         """Whether a warning for ``key`` was given already."""
         return key in self._given
 
+    def given_keys(self) -> list[str]:
+        """What warnings were given for, sorted (to be given again to ``mark_given``)."""
+        return sorted(self._given)
+
+    def mark_given(self, keys: list[str]) -> None:
+        """Take warnings for ``keys`` as given already (by an earlier read of the log)."""
+        self._given.update(keys)
+
     def warn(self, category: type[Warning], key: str, line: int, rest: str) -> None:
         """Give ``{name}: line {line}{rest}``, unless a warning for ``key`` was given."""
         if key in self._given:

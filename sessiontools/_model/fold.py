@@ -303,6 +303,75 @@ class SessionFold:
     def _warn(self, what: str, line: int, message: str) -> None:
         self.sink.warn(LogStructureWarning, what, line, f": {message}")
 
+    @property
+    def between_runs(self) -> bool:
+        """Whether no run is open (before the first ``run_started``, or after a run ended)."""
+        return self._run is None
+
+    def snapshot(self) -> dict[str, Any]:
+        """The session's state between runs, as JSON-able data: what a fold needs to go on
+        from the next entry as if it had folded every entry before (``restore``). The
+        incremental sender keeps it with a log's read position, so that an append is read
+        from where the last read stopped.
+
+        Raises:
+            ValueError: a run is open (the state inside a run is not kept).
+        """
+        if self._run is not None:
+            raise ValueError("a run is open: a snapshot is taken between runs")
+        return {
+            "last_seq": self._last_seq,
+            "labels": sorted(self._label_set),
+            "label_sources": [
+                [label, s.kind, s.seq, s.tool, s.call_id]
+                for label, s in sorted(self.label_sources.items())
+            ],
+            "pins": dict(sorted(self.pins.items())),
+            "totals": list(self._totals),
+            "open_calls": [
+                [c.call_id, c.tool, c.message_seq, c.index, c.verdict]
+                for c in self._open_calls.values()
+            ],
+            "model": [self._provider, self._request_model],
+            "runs": self._runs,
+            "messages": [self._messages, self._gathering],
+            "turned": [self._turned, self._borrowed],
+            "warned": self.sink.given_keys(),
+        }
+
+    @classmethod
+    def restore(
+        cls, name: str, snapshot: dict[str, Any], *, warnings: Warnings | None = None
+    ) -> SessionFold:
+        """A fold that goes on from ``snapshot`` (``SessionFold.snapshot``); the warnings
+        given before it are not given again (``warnings`` learns their keys).
+
+        Raises:
+            ValueError: ``snapshot`` is not one (a state file from another version).
+        """
+        fold = cls(name, warnings=warnings)
+        try:
+            fold._last_seq = snapshot["last_seq"]
+            fold._label_set = set(snapshot["labels"])
+            fold.label_sources = {
+                label: LabelSource(kind, seq, tool, call_id)
+                for label, kind, seq, tool, call_id in snapshot["label_sources"]
+            }
+            fold.pins = dict(snapshot["pins"])
+            fold._totals = [int(n) for n in snapshot["totals"]]
+            for call_id, tool, message_seq, index, verdict in snapshot["open_calls"]:
+                call = _Call(call_id, tool, message_seq, index)
+                call.verdict = verdict
+                fold._open_calls[call_id] = call
+            fold._provider, fold._request_model = snapshot["model"]
+            fold._runs = int(snapshot["runs"])
+            fold._messages, fold._gathering = snapshot["messages"]
+            fold._turned, fold._borrowed = snapshot["turned"]
+            fold.sink.mark_given(snapshot["warned"])
+        except (KeyError, TypeError, ValueError) as e:
+            raise ValueError(f"not a snapshot of a session's state: {e}") from None
+        return fold
+
     def check_seq(self, seq: int, line: int) -> None:
         """Warn, once, when ``seq`` (of the entry at ``line``) is not above the last one
         folded (``feed`` does this for every entry; a part of a log folded elsewhere is

@@ -20,8 +20,8 @@ from .._log.reader import MAX_LINE_BYTES, LogReader, LogSource
 from .._log.sources import default_conversation_id
 from .._model.runs import Run
 from .._parallel import split as _split
-from .ids import _check_parents
-from .otlp_json import _Envelope, _fragment, _span_json
+from .ids import check_parents
+from .otlp_json import Envelope, _fragment, _span_json
 from .spans import SESSION_LABELS, _run_spans, _trace_spans
 
 __all__ = ["export_otlp_json", "otlp_json"]
@@ -78,14 +78,14 @@ def export_otlp_json(
         TornTailWarning, UnknownEntryWarning: see ``LogReader``.
         LogStructureWarning: see ``SessionFold``.
     """
-    parent_trace_id, parent_span_id = _check_parents(parent_trace_id, parent_span_id)
+    parent_trace_id, parent_span_id = check_parents(parent_trace_id, parent_span_id)
     if workers not in (1, 2, None):
         raise ValueError(f"workers must be 1, 2 or None, not {workers!r}")
     with LogReader(source, name=name, export=True, max_line_bytes=max_line_bytes) as reader:
         if conversation_id is None:
             conversation_id = default_conversation_id(reader.name)
         spans = _Spans(
-            _Envelope(write, service_name),
+            Envelope(write, service_name),
             (
                 conversation_id,
                 parent_trace_id,
@@ -106,7 +106,7 @@ class _Spans:
 
     def __init__(
         self,
-        envelope: _Envelope,
+        envelope: Envelope,
         options: tuple[str, bytes | None, bytes | None, str | None, bool],
     ) -> None:
         """``options``: the conversation id, parent trace and span ids, agent name and

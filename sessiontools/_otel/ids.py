@@ -137,7 +137,7 @@ def _check_id(ident: object, size: int, what: str) -> bytes:
     return bytes(ident)
 
 
-def _check_parents(
+def check_parents(
     parent_trace_id: object, parent_span_id: object
 ) -> tuple[bytes | None, bytes | None]:
     """The parent ids of an export, checked as ``sessiontools otel`` checks its flags.

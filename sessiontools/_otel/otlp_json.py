@@ -19,7 +19,7 @@ import orjson
 from .._version import __version__
 from .spans import SCHEMA_URL, STATUS_CODE_UNSET, AttributeValue, Span
 
-__all__ = ["encode_otlp_json", "encode_span", "write_otlp_json"]
+__all__ = ["Envelope", "encode_otlp_json", "encode_span", "write_otlp_json"]
 
 
 # What OTLP holds: a fixed64 time and a signed 64-bit intValue. The exporters refuse, as they
@@ -123,7 +123,7 @@ def encode_span(span: Span) -> bytes:
     return _span_json(span)
 
 
-class _Envelope:
+class Envelope:
     """Writes one ``ExportTraceServiceRequest`` around spans given as they come (see
     ``write_otlp_json``): the head when made, the spans in batches, the tail on ``close()``."""
 
@@ -176,7 +176,7 @@ def write_otlp_json(
     ``service.name``) with one ``ScopeSpans`` (scope ``sessiontools`` and its version), both
     with the pinned ``schemaUrl``. The same spans always give the same bytes.
     """
-    envelope = _Envelope(write, service_name)
+    envelope = Envelope(write, service_name)
     envelope.spans(spans)
     envelope.close()
 

@@ -21,7 +21,7 @@ from .._log.entries import ModelError, Usage
 from .._log.limits import check_run
 from .._model.runs import Run
 from .._model.usage import to_otel
-from .ids import _check_parents, _span_id, _span_key_prefix, _trace_id
+from .ids import _span_id, _span_key_prefix, _trace_id, check_parents
 
 __all__ = [
     "SCHEMA_URL",
@@ -129,7 +129,7 @@ def trace_spans(
             add up past 2^63-1: ``sessiontools._log.limits``). ``export_otlp_json`` reports
             these as an ``EntryError`` naming the line, as it reads.
     """
-    parent_trace_id, parent_span_id = _check_parents(parent_trace_id, parent_span_id)
+    parent_trace_id, parent_span_id = check_parents(parent_trace_id, parent_span_id)
     return _trace_spans(
         runs,
         conversation_id,

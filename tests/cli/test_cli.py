@@ -192,10 +192,11 @@ def test_missing_file_is_a_usage_error(tmp_path: Path) -> None:
     assert "cannot open" in one_error_line(result)
 
 
-def test_directory_is_a_usage_error(tmp_path: Path) -> None:
+def test_a_directory_without_logs_is_a_usage_error(tmp_path: Path) -> None:
+    """A directory is many logs (tests/cli/test_otel_many.py): with none in it, nothing to do."""
     result = invoke("otel", str(tmp_path))
     assert result.exit_code == 2
-    assert "is a directory" in one_error_line(result)
+    assert f"no *.jsonl or *.jsonl.gz log in {tmp_path}" in one_error_line(result)
 
 
 def test_missing_argument_is_a_usage_error() -> None:
@@ -291,7 +292,7 @@ def test_unreadable_session_exits_1(session: Path, monkeypatch: pytest.MonkeyPat
     def refuse(path: str, mode: str = "r") -> object:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr("sessiontools._cli.main.open", refuse, raising=False)
+    monkeypatch.setattr("sessiontools._cli.params.open", refuse, raising=False)
     result = invoke("otel", str(session))
     assert result.exit_code == 1
     assert one_error_line(result) == (
@@ -396,7 +397,7 @@ def test_ctrl_c_is_one_line_status_130_and_leaves_nothing(
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("sessiontools._cli.main.export_otlp_json", interrupted)
+    monkeypatch.setattr("sessiontools._cli.otel.export_otlp_json", interrupted)
     out = tmp_path / "out.json"
     result = invoke("otel", str(session), "--out", str(out))
     assert result.exit_code == 130
@@ -852,11 +853,11 @@ def test_memory_error_anywhere_is_one_line(session: Path, monkeypatch: pytest.Mo
     def exhausted(*args: object, **kwargs: object) -> None:
         raise MemoryError
 
-    monkeypatch.setattr("sessiontools._cli.main.export_otlp_json", exhausted)
+    monkeypatch.setattr("sessiontools._cli.otel.export_otlp_json", exhausted)
     result = invoke("otel", str(session))
     assert result.exit_code == 1
     assert "out of memory" in one_error_line(result)
-    monkeypatch.setattr("sessiontools._cli.main._time", exhausted)
+    monkeypatch.setattr("sessiontools._cli.cost._time", exhausted)
     result = CliRunner().invoke(cli, ["cost", str(session)])
     assert result.exit_code == 1
     assert one_error_line(result).startswith("sessiontools cost: error: out of memory")

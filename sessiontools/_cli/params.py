@@ -1,0 +1,128 @@
+"""The ``sessiontools`` command: the click group, its ``otel`` and ``cost`` commands, and
+``main(args) -> int``; the last stage of the flow, a thin layer over the library.
+
+A command parses its flags, checks what it can before anything is read (ids, paths, ``--out``)
+and calls the library (``export_otlp_json``, ``cost_report``). What it says and its exit status
+are in ``messages``, ``--out`` in ``output``, Ctrl-C and SIGTERM in ``signals``
+(docs/traces.md, "Command"; docs/costs.md, "Command").
+
+- Flags may come before or after the file.
+- A file name (SESSION, PATH, ``--out``, ``--prices``) may be any bytes: it is used as it is
+  and shown with U+FFFD for each byte that is not UTF-8; any other flag's value must be UTF-8
+  (``_Text``: a usage error names the byte).
+- ``cost`` imports pandas and genai-prices when it runs: ``otel`` never loads them.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from typing import IO, Any
+
+import click
+
+from .._errors import InvalidIdError
+from .._log.reader import MAX_LINE_BYTES
+from .messages import (
+    EXIT_DAMAGED,
+    _Failure,
+    _reason,
+)
+
+# A lone surrogate: how Python gives a byte of an argument that is not UTF-8.
+_NOT_UTF8 = re.compile("[\ud800-\udfff]")
+
+
+class _Text(click.ParamType):  # type: ignore[type-arg]
+    """A flag's text, which must be UTF-8 (it goes into the output, or is parsed)."""
+
+    name = "text"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str):
+            bad = _NOT_UTF8.search(value)
+            if bad is not None:
+                code = ord(bad.group())
+                what = f"byte 0x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else "a surrogate"
+                self.fail(
+                    f"not valid UTF-8 ({what} at character {bad.start() + 1}); give it in UTF-8",
+                    param,
+                    ctx,
+                )
+        return value
+
+
+_TEXT = _Text()
+
+
+_SIZE_TEXT = re.compile(r"([0-9]+)([KMG]?)", re.IGNORECASE)
+
+
+class _Size(_Text):
+    """A number of bytes: digits, with K, M or G for KiB, MiB or GiB."""
+
+    name = "size"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, int):
+            return value
+        text = super().convert(value, param, ctx).strip()
+        found = _SIZE_TEXT.fullmatch(text)
+        if found is None or int(found.group(1)) == 0:
+            self.fail(
+                f"{text!r} is not a size: give a positive number of bytes, with K, M or G for "
+                "KiB, MiB or GiB (256M)",
+                param,
+                ctx,
+            )
+        return int(found.group(1)) << (10 * " KMG".index(found.group(2).upper() or " "))
+
+
+_MAX_LINE_HELP = (
+    "The longest line read, in bytes (K, M, G: KiB, MiB, GiB); a longer one is an error. "
+    f"Default {MAX_LINE_BYTES >> 20}M."
+)
+
+
+def _time(text: str | None, flag: str) -> Any:
+    from .._cost.report import parse_time
+
+    if text is None:
+        return None
+    try:
+        return parse_time(text)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint=flag) from None
+
+
+def _id(parse: Any, text: str | None, flag: str) -> bytes | None:
+    if text is None:
+        return None
+    try:
+        ident: bytes = parse(text)
+    except InvalidIdError as e:
+        raise click.BadParameter(str(e), param_hint=flag) from None
+    return ident
+
+
+def _stdin(param: str = "SESSION") -> IO[bytes]:
+    if sys.stdin is None:
+        raise click.BadParameter("stdin is closed", param_hint=param)
+    return sys.stdin.buffer
+
+
+def _open_session(session: str) -> tuple[IO[bytes], str]:
+    """The session file, opened for reading. A path that names no file is a usage error (2);
+    a file that exists and cannot be read is an unreadable log (1)."""
+    if session == "-":
+        return _stdin(), "<stdin>"
+    try:
+        return open(session, "rb"), session
+    except IsADirectoryError:
+        raise click.BadParameter(f"{session} is a directory", param_hint="SESSION") from None
+    except (FileNotFoundError, NotADirectoryError) as e:
+        raise click.BadParameter(
+            f"cannot open {session}: {_reason(e)}", param_hint="SESSION"
+        ) from None
+    except OSError as e:
+        raise _Failure(f"{session}: cannot read: {_reason(e)}", EXIT_DAMAGED) from None

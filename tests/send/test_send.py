@@ -1,0 +1,387 @@
+"""Sending many sessions to a real OTLP/HTTP receiver on 127.0.0.1 (tests/receiver.py): what
+arrives, once; only what is new with a state file; open runs held back; faults."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+from sessiontools import FileStore, SessionBuilder, Usage, otlp_json
+from sessiontools._send.send import SendReport, send_otlp
+from tests.helpers import SESSIONS
+from tests.receiver import Receiver, json_to_request
+
+pytestmark = pytest.mark.filterwarnings("ignore::sessiontools.SessionToolsWarning")
+
+FAST = {"backoff_factor": 0.01, "backoff_jitter": 0.0}
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    with Receiver() as r:
+        yield r
+
+
+def _spans(requests: list[ExportTraceServiceRequest]) -> list[bytes]:
+    """Every span received, serialized (so two equal spans compare equal)."""
+    out = []
+    for request in requests:
+        for rs in request.resource_spans:
+            for ss in rs.scope_spans:
+                out.extend(s.SerializeToString(deterministic=True) for s in ss.spans)
+    return out
+
+
+def _expected(path: Path, conversation_id: str) -> list[bytes]:
+    """What the file export of ``path`` holds, span by span."""
+    return _spans([json_to_request(otlp_json(path, conversation_id=conversation_id))])
+
+
+def _send(receiver: Receiver, logs: list[Path] | Path, **kwargs: Any) -> SendReport:
+    kwargs.setdefault("env", {})
+    kwargs.setdefault("retry", FAST)
+    given = [str(p) for p in logs] if isinstance(logs, list) else [str(logs)]
+    return send_otlp(given, endpoint=receiver.endpoint, **kwargs)
+
+
+def _copy_samples(tmp_path: Path, names: list[str]) -> Path:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for name in names:
+        shutil.copy(SESSIONS / name, logs / name)
+    return logs
+
+
+SAMPLES = [
+    "01_one_run_tool.jsonl",
+    "02_runs_anthropic_openai_cache.jsonl",
+    "03_crash_while_call_runs.jsonl",
+    "07_model_errors.jsonl",
+    "08_tool_model_calls.jsonl",
+]
+
+
+def test_each_session_arrives_as_its_file_export(receiver: Receiver, tmp_path: Path) -> None:
+    logs = _copy_samples(tmp_path, SAMPLES)
+    report = _send(receiver, logs)
+    assert report.ok and report.sessions == len(SAMPLES) and report.copies == 0
+    want = []
+    for name in SAMPLES:
+        want += _expected(logs / name, name.removesuffix(".jsonl"))
+    got = _spans(receiver.requests())
+    assert sorted(got) == sorted(want) and len(got) == len(set(got))
+    assert report.spans == len(want) and report.requests == len(receiver.requests()) == 1
+
+
+def test_conversation_ids_are_paths_relative_to_the_directory(
+    receiver: Receiver, tmp_path: Path
+) -> None:
+    """Cases kept as case-N/session.jsonl never share ids: each is case-N/session."""
+    evals = tmp_path / "evals"
+    for n in (1, 2):
+        (evals / f"case-{n}").mkdir(parents=True)
+        shutil.copy(SESSIONS / SAMPLES[n], evals / f"case-{n}" / "session.jsonl")
+    _send(receiver, evals)
+    want = _expected(evals / "case-1" / "session.jsonl", "case-1/session")
+    want += _expected(evals / "case-2" / "session.jsonl", "case-2/session")
+    assert sorted(_spans(receiver.requests())) == sorted(want)
+
+
+def test_copies_are_sent_once_under_the_first_path(receiver: Receiver, tmp_path: Path) -> None:
+    logs = _copy_samples(tmp_path, ["02_runs_anthropic_openai_cache.jsonl"])
+    original = (logs / "02_runs_anthropic_openai_cache.jsonl").read_bytes()
+    (logs / "00_copy.jsonl").write_bytes(original)  # sorts first: its name is the session's
+    lines = original.splitlines(keepends=True)
+    (logs / "50_prefix.jsonl").write_bytes(b"".join(lines[: len(lines) // 2]))
+    report = _send(receiver, logs)
+    assert report.ok and report.sessions == 1 and report.copies == 2
+    got = _spans(receiver.requests())
+    assert sorted(got) == sorted(_expected(logs / "00_copy.jsonl", "00_copy"))
+
+
+def _build(path: Path, runs: int, *, end_last: bool = True) -> SessionBuilder:
+    with FileStore(path) as store:
+        b = SessionBuilder("2026-10-18T09:30:00+02:00", seed=path.name, store=store)
+        for i in range(runs):
+            b.run(f"task {i}")
+            b.anthropic("claude-sonnet-4-5", text="done", usage=Usage(100 + i, 10))
+            if end_last or i < runs - 1:
+                b.run_ended()
+    return b
+
+
+def test_a_second_pass_sends_only_what_is_new(receiver: Receiver, tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    a, b = logs / "a.jsonl", logs / "b.jsonl"
+    _build(a, 2)
+    _build(b, 1)
+    state = tmp_path / "state.db"
+    first = _send(receiver, logs, state=state)
+    assert first.runs == 3 and first.ok
+    again = _send(receiver, logs, state=state)
+    assert (again.runs, again.spans, again.requests, again.unchanged) == (0, 0, 0, 2)
+    # one more run appended to a: only it is sent
+    with FileStore(a) as store:
+        more = SessionBuilder.resume(store, seed="a.jsonl")
+        more.run("task 2")
+        more.anthropic(text="done", usage=Usage(1, 1))
+        more.run_ended()
+    third = _send(receiver, logs, state=state)
+    assert (third.runs, third.unchanged, third.sessions) == (1, 1, 1)
+    received = _spans(receiver.requests())
+    assert len(received) == len(set(received))
+    want = _expected(a, "a") + _expected(b, "b")
+    assert sorted(received) == sorted(want)
+
+
+def test_a_replaced_file_is_sent_again_in_full(receiver: Receiver, tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    a = logs / "a.jsonl"
+    _build(a, 2)
+    state = tmp_path / "state.db"
+    _send(receiver, logs, state=state)
+    a.unlink()
+    _build(a, 2)  # the same runs (the same clock and seed): a new file, a new inode
+    report = _send(receiver, logs, state=state)
+    # the runs are those acknowledged already, as far: nothing new to send
+    assert report.runs == 0 and report.sessions == 1
+    other = logs / "a.jsonl"
+    other.unlink()
+    with FileStore(other) as store:
+        b = SessionBuilder("2026-10-18T09:30:00+02:00", seed="another", store=store)
+        b.run("another task")
+        b.anthropic("claude-sonnet-4-5", text="x", usage=Usage(5, 5))
+        b.run_ended()
+    report = _send(receiver, logs, state=state)
+    assert report.runs == 1
+
+
+def test_an_open_run_is_held_back_while_its_writer_holds_the_lock(
+    receiver: Receiver, tmp_path: Path
+) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    a = logs / "a.jsonl"
+    state = tmp_path / "state.db"
+    with FileStore(a) as store:
+        b = SessionBuilder("2026-10-18T09:30:00+02:00", seed="a", store=store)
+        b.run("first")
+        b.anthropic("claude-sonnet-4-5", text="done", usage=Usage(10, 1))
+        b.run_ended()
+        b.run("second")
+        b.anthropic(text="working", usage=Usage(20, 2))
+        report = _send(receiver, logs, state=state)  # the writer holds the lock
+        assert (report.runs, report.held_back) == (1, 1)
+        b.anthropic(text="done", usage=Usage(30, 3))
+        b.run_ended()
+    report = _send(receiver, logs, state=state)
+    assert (report.runs, report.held_back) == (1, 0)
+    received = _spans(receiver.requests())
+    assert sorted(received) == sorted(_expected(a, "a"))
+
+
+def test_a_crashed_last_run_is_sent_and_again_when_it_goes_on(
+    receiver: Receiver, tmp_path: Path
+) -> None:
+    """No lock held: a last run without run_ended crashed, and is sent as such. If its writer
+    (agentloop's own, which may not lock) goes on, it is sent again with the same ids."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    a = logs / "a.jsonl"
+    _build(a, 2, end_last=False)
+    state = tmp_path / "state.db"
+    first = _send(receiver, logs, state=state)
+    assert (first.runs, first.held_back) == (2, 0)
+    crashed = [s for s in _spans(receiver.requests()) if s in _expected(a, "a")]
+    assert len(crashed) == len(_expected(a, "a"))
+    assert _send(receiver, logs, state=state).runs == 0  # unchanged
+    with FileStore(a) as store:  # the run goes on, and ends
+        b = SessionBuilder.resume(store, seed="a.jsonl")
+        b.anthropic(text="more", usage=Usage(5, 5))
+    # resume's run() would start a new run: append the end by hand through the builder
+    report = _send(receiver, logs, state=state)
+    assert report.runs == 1  # the run, again, with what it holds now
+
+
+def test_faults_are_retried_and_everything_arrives_once(receiver: Receiver, tmp_path: Path) -> None:
+    logs = _copy_samples(tmp_path, SAMPLES)
+    receiver.fail(503, b"busy", Retry_After="0")
+    receiver.fail(429)
+    receiver.reset()
+    report = _send(receiver, logs, max_request_bytes=8192)
+    assert report.ok and report.retries == 3
+    acknowledged = _spans(receiver.requests())
+    want = []
+    for name in SAMPLES:
+        want += _expected(logs / name, name.removesuffix(".jsonl"))
+    assert sorted(acknowledged) == sorted(want) and len(acknowledged) == len(set(acknowledged))
+    assert report.requests == len(receiver.requests()) > 1
+
+
+def test_a_refused_request_fails_its_sessions_and_the_rest_are_sent(
+    receiver: Receiver, tmp_path: Path
+) -> None:
+    logs = _copy_samples(tmp_path, SAMPLES[:2])
+    state = tmp_path / "state.db"
+    receiver.fail(400, b"bad request: span too old\nmore")
+    report = _send(receiver, logs, state=state, max_request_bytes=2048)
+    assert not report.ok and len(report.failures) == 1
+    assert "HTTP 400: bad request: span too old" in report.failures[0]
+    assert "sessions:" in report.failures[0]
+    assert report.requests > 0
+    # the next pass sends what failed, and only that
+    before = len(_spans(receiver.requests()))
+    again = _send(receiver, logs, state=state, max_request_bytes=2048)
+    assert again.ok and again.runs >= 1
+    received = _spans(receiver.requests())
+    want = _expected(logs / SAMPLES[0], SAMPLES[0][:-6]) + _expected(
+        logs / SAMPLES[1], SAMPLES[1][:-6]
+    )
+    assert sorted(received) == sorted(want) and len(received) > before
+
+
+def test_partial_success_is_a_warning(receiver: Receiver, tmp_path: Path) -> None:
+    logs = _copy_samples(tmp_path, SAMPLES[:1])
+    receiver.partial(2, "spans too old")
+    report = _send(receiver, logs)
+    assert report.ok and report.rejected_spans == 2
+    assert any("rejected 2 spans: spans too old" in w for w in report.warnings)
+
+
+def test_a_damaged_log_is_reported_and_the_others_are_sent(
+    receiver: Receiver, tmp_path: Path
+) -> None:
+    logs = _copy_samples(tmp_path, [SAMPLES[0], "05_damaged_middle_line.jsonl"])
+    report = _send(receiver, logs)
+    assert not report.ok and len(report.damaged) == 1
+    assert "05_damaged_middle_line.jsonl: line" in report.damaged[0]
+    assert set(_expected(logs / SAMPLES[0], SAMPLES[0][:-6])) <= set(_spans(receiver.requests()))
+
+
+def test_requests_stay_under_the_limit(receiver: Receiver, tmp_path: Path) -> None:
+    logs = _copy_samples(tmp_path, SAMPLES)
+    report = _send(receiver, logs, max_request_bytes=3000)
+    assert report.ok and report.requests > 5
+    for got in receiver.received:
+        assert len(got.body) <= 3000 or len(_spans([got.request])) == 1  # type: ignore[list-item]
+
+
+def test_json_protocol(receiver: Receiver, tmp_path: Path) -> None:
+    logs = _copy_samples(tmp_path, SAMPLES[:2])
+    report = _send(receiver, logs, protocol="http/json", compression="gzip")
+    assert report.ok
+    assert {r.headers["content-type"] for r in receiver.received} == {"application/json"}
+    want = _expected(logs / SAMPLES[0], SAMPLES[0][:-6]) + _expected(
+        logs / SAMPLES[1], SAMPLES[1][:-6]
+    )
+    assert sorted(_spans(receiver.requests())) == sorted(want)
+
+
+def _run_command(args: list[str]) -> Any:
+    import subprocess
+    import sys
+
+    return subprocess.Popen(
+        [sys.executable, "-m", "sessiontools", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
+def test_killed_at_any_moment_a_rerun_sends_the_rest_and_only_the_request_in_flight_again(
+    tmp_path: Path,
+) -> None:
+    """kill -9 at random moments of a send with --state; then a rerun. Over both, every span
+    arrives; a span arrives twice only in the one request in flight when it was killed."""
+    import random
+    import signal
+    import time
+
+    logs = _copy_samples(tmp_path, SAMPLES)
+    want = []
+    for name in SAMPLES:
+        want += _expected(logs / name, name.removesuffix(".jsonl"))
+    rng = random.Random(7)
+    for trial in range(4):
+        state = tmp_path / f"state-{trial}.db"
+        with Receiver(delay=0.05) as receiver:
+            args = ["otel", str(logs), "--endpoint", receiver.endpoint, "--state", str(state)]
+            args += ["--max-request-bytes", "2048"]
+            proc = _run_command(args)
+            time.sleep(rng.uniform(0.3, 1.5))
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+            first = [r for r in receiver.received if r.request is not None]
+            rerun = _run_command(args)
+            _, err = rerun.communicate(timeout=120)
+            assert rerun.returncode == 0, err.decode()
+            everything = _spans([r.request for r in receiver.received if r.request is not None])
+            assert set(everything) == set(want)
+            twice = {s for s in everything if everything.count(s) > 1}
+            # the duplicates are the spans of one request of the killed run (in flight)
+            holders = [r for r in first if twice & set(_spans([r.request]))]  # type: ignore[list-item]
+            assert len(holders) <= 1, (trial, len(holders))
+            if holders:
+                assert twice <= set(_spans([holders[0].request]))  # type: ignore[list-item]
+
+
+def test_follow_sends_each_run_once_within_a_second_of_its_end(tmp_path: Path) -> None:
+    """A writer (the session library's FileStore) appends runs, then starts a second session;
+    --follow sends each ended run once, within a second of its end; Ctrl-C stops it (130)."""
+    import signal
+    import time
+
+    from sessiontools import read_session, run_span_id
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    ended: dict[tuple[str, int], float] = {}  # (session, run index) -> when it ended
+    with Receiver() as receiver:
+        proc = _run_command(["otel", str(logs), "--endpoint", receiver.endpoint, "--follow"])
+        try:
+            time.sleep(0.5)
+            for name, runs in (("a", 3), ("b", 2)):
+                with FileStore(logs / f"{name}.jsonl") as store:
+                    b = SessionBuilder("2026-10-18T09:30:00+02:00", seed=name, store=store)
+                    for i in range(runs):
+                        b.run(f"{name}: task {i}")  # one clock: prompts tell runs apart
+                        b.anthropic("claude-sonnet-4-5", text="done", usage=Usage(10, 1))
+                        time.sleep(0.3)  # the run is open, its writer holds the lock
+                        b.run_ended()
+                        ended[(name, i)] = time.monotonic()
+                        time.sleep(0.2)
+            want = {n: _expected(logs / f"{n}.jsonl", n) for n in ("a", "b")}
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:
+                if all(set(w) <= set(_spans(receiver.requests())) for w in want.values()):
+                    break
+                time.sleep(0.05)
+        finally:
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=30)
+        got = _spans(receiver.requests())
+        for name, spans in want.items():
+            assert set(spans) <= set(got), name
+        assert len(got) == len(set(got)), "a span was sent twice"
+        # each run's invoke_agent span arrived within a second of the run's end
+        for (name, i), at in ended.items():
+            run = read_session(logs / f"{name}.jsonl").runs[i]
+            ident = run_span_id(name, run.start_seq)
+            arrivals = [
+                r.at
+                for r in receiver.received
+                if r.request is not None
+                and ident in {s.span_id for rs in r.request.resource_spans
+                              for ss in rs.scope_spans for s in ss.spans}
+            ]  # fmt: skip
+            assert len(arrivals) == 1, (name, i, len(arrivals))
+            assert arrivals[0] - at < 1.0, (name, i, arrivals[0] - at)
+    assert proc.returncode == 130, err.decode()
+    assert err.decode().strip().endswith("sessiontools: interrupted"), err.decode()
