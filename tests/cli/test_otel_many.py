@@ -188,3 +188,44 @@ def test_a_file_that_is_not_a_state_file(receiver: Receiver, evals: Path, tmp_pa
     assert result.exit_code == 2
     assert "not a sessiontools state file" in result.stderr
     assert orjson.dumps(result.stderr)  # one printable line
+
+
+def test_the_state_file_holds_no_header_value_or_url(
+    receiver: Receiver, evals: Path, tmp_path: Path
+) -> None:
+    state = tmp_path / "state.db"
+    endpoint = receiver.endpoint + f"?token={SECRET}"
+    result = invoke(
+        "otel",
+        str(evals),
+        "--endpoint",
+        endpoint,
+        "--header",
+        f"x-key={SECRET}",
+        "--state",
+        str(state),
+    )
+    assert result.exit_code == 0, result.stderr
+    for path in tmp_path.glob("state.db*"):
+        data = path.read_bytes()
+        assert SECRET.encode() not in data and b"127.0.0.1" not in data
+
+
+def test_a_progress_line_on_a_terminal_only() -> None:
+    import io
+
+    from sessiontools import SendReport
+    from sessiontools._cli.otel import _Status
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    status = _Status()
+    status.stream = Terminal()
+    status(SendReport(sessions=3, spans=40, retries=1))
+    status.done()
+    shown = status.stream.getvalue()
+    assert "sending: 3 sessions, 40 spans sent, 1 retries, 0 failures" in shown
+    quiet = _Status()  # the tests' stderr is no terminal
+    assert quiet.stream is None
