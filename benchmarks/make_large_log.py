@@ -471,6 +471,11 @@ DENY_REASONS = (
 #: How many turns a run plans, and how often; a run that plans MAX_TURNS hits its limit.
 MAX_TURNS = 12
 TURNS = tuple(zip(range(1, MAX_TURNS + 1), (3, 6, 9, 10, 9, 8, 6, 5, 4, 3, 2, 2), strict=True))
+#: How many tool calls a turn that calls tools makes, and how often.
+CALLS = ((1, 6), (2, 3), (3, 1), (4, 0.4))
+#: The dense setting's (``--dense``): shorter runs, turns that call more tools.
+DENSE_TURNS = ((2, 3), (3, 4), (4, 3), (5, 2), (6, 1))
+DENSE_CALLS = ((1, 4), (2, 3), (3, 2), (4, 1))
 COMMANDS = (
     ("python -m pytest -q tests", "pytest"),
     ("go test ./... -run Test -v", "gotest"),
@@ -519,8 +524,10 @@ OPENAI_SETTINGS = {
 class _Session:
     """Writes one session, entry by entry."""
 
-    def __init__(self, rng: random.Random, out: BinaryIO) -> None:
+    def __init__(self, rng: random.Random, out: BinaryIO, dense: bool = False) -> None:
         self.rng = rng
+        #: The dense setting (``--dense``): short turns, small provider data, more lines a MB.
+        self.dense = dense
         self.pools = _Pools.make(rng)
         self.sink = _Sink(out)
         # Every entry's time is drawn here (`_after`) and given to the builder as `at`.
@@ -573,6 +580,11 @@ class _Session:
         return "".join(parts)
 
     def _result_size(self) -> int:
+        if self.dense:
+            # Log-uniform between 200 bytes and 30 KB; one in 3,000 between 0.2 and 6 MB.
+            if self.rng.random() < 1 / 3000:
+                return int(200_000 * 30 ** self.rng.random())
+            return int(200 * 150 ** self.rng.random())
         # Log-uniform between 1 and 20 KB.
         return int(1000 * 20 ** self.rng.random())
 
@@ -663,7 +675,8 @@ class _Session:
             }
         elif name == "write_file":
             path = self._path()
-            inp = {"path": path, "content": self._file_content(path, rng.randint(300, 6000))}
+            size = rng.randint(100, 1500) if self.dense else rng.randint(300, 6000)
+            inp = {"path": path, "content": self._file_content(path, size)}
         elif name == "summarize":
             inp = {
                 "source": f"https://{rng.choice(HOSTS)}/{rng.choice(NOUNS)}",
@@ -875,6 +888,33 @@ class _Session:
             settings=OPENAI_SETTINGS,
         )
 
+    def _small_native_data(
+        self, provider: str, model: str, stop: str, usage: Usage, refusal: str
+    ) -> dict[str, Any]:
+        """The dense setting's ``native.data``: the response's ids, model, stop reason and
+        usage, without the content (agents that keep their own transcript log no more)."""
+        rng = self.rng
+        if provider == "anthropic":
+            return anthropic_message(
+                id="msg_01" + _ident(rng, B62, 22),
+                model=model,
+                content=[],
+                stop_reason="refusal" if refusal else stop,
+                usage=usage,
+            )
+        return {
+            "id": "resp_" + _ident(rng, HEX, 48),
+            "object": "response",
+            "created_at": self.now // SECOND,
+            "status": "incomplete" if stop == "max_tokens" else "completed",
+            "model": model,
+            "usage": {
+                "input_tokens": usage.input_tokens + usage.cache_read_tokens,
+                "input_tokens_details": {"cached_tokens": usage.cache_read_tokens},
+                "output_tokens": usage.output_tokens,
+            },
+        }
+
     # Runs.
 
     def _call(self, call: ToolCall, provider: str, run: _RunState) -> bool:
@@ -948,7 +988,7 @@ class _Session:
             new = (f"reviewed-by:{rng.choice(PEOPLE)}",)
             self.labels.update(new)
             log.labels(*new, at=self._after((0.05, 1)))
-        planned: int = _weighted(rng, TURNS)
+        planned: int = _weighted(rng, DENSE_TURNS if self.dense else TURNS)
         state = _RunState(context=rng.randint(4000, 14000))
         self._settle(provider, state)
         if rng.random() < 0.02:
@@ -965,7 +1005,7 @@ class _Session:
             # Failed attempts, each retried after its wait.
             attempt = 0
             wait_ms = 0
-            while rng.random() < 0.05:
+            while rng.random() < (0.01 if self.dense else 0.05):
                 error, wait_ms, retry = self._model_error(provider, attempt)
                 lo, hi = (50, 400) if error.kind == "rate_limited" else (300, 20_000)
                 after = (lo + wait_ms, hi + wait_ms)
@@ -993,16 +1033,17 @@ class _Session:
             elif final and rng.random() < 0.005:
                 stop, refusal = "refusal", "I can't help with that request."
             if stop == "tool_use":
-                n_calls = _weighted(rng, ((1, 6), (2, 3), (3, 1), (4, 0.4)))
+                n_calls = _weighted(rng, DENSE_CALLS if self.dense else CALLS)
                 calls = [self._plan_call(provider) for _ in range(n_calls)]
                 text = self._prose(1, 2, THOUGHTS) if rng.random() < 0.6 else ""
             elif refusal:
                 text = ""
             else:
-                text = self._final_text()
+                text = self._prose(1, 3) if self.dense else self._final_text()
                 if stop == "max_tokens":
                     text = text[: len(text) // 2]
-            reasoning = self._prose(2, 12, THOUGHTS) if rng.random() < 0.85 else ""
+            most = 3 if self.dense else 12
+            reasoning = self._prose(2, most, THOUGHTS) if rng.random() < 0.85 else ""
             if not anthropic and rng.random() < 0.3:
                 reasoning = ""  # encrypted only, no summary
             out_chars = len(text) + len(reasoning) + sum(len(orjson.dumps(c.input)) for c in calls)
@@ -1010,7 +1051,12 @@ class _Session:
             usage = self._turn_usage(provider, cached, fresh, _approx_tokens(out_chars) + 20)
             cached = state.context
             took_ms = 600 + usage.output_tokens * rng.uniform(8, 30)
-            data = self._native_data(provider, model, stop, reasoning, text, calls, usage, refusal)
+            if self.dense:
+                data = self._small_native_data(provider, model, stop, usage, refusal)
+            else:
+                data = self._native_data(
+                    provider, model, stop, reasoning, text, calls, usage, refusal
+                )
             log.assistant(
                 provider,
                 model,
@@ -1056,9 +1102,9 @@ class _RunState:
     crash_at_call: int | None = None
 
 
-def generate(out: BinaryIO, size_bytes: int, seed: int) -> _Session:
-    """Write a session of at least ``size_bytes`` bytes to ``out``."""
-    session = _Session(random.Random(seed), out)
+def generate(out: BinaryIO, size_bytes: int, seed: int, dense: bool = False) -> _Session:
+    """Write a session of at least ``size_bytes`` bytes to ``out`` (``dense``: ``--dense``)."""
+    session = _Session(random.Random(seed), out, dense)
     session.header()
     while session.bytes < size_bytes:
         session.run()
@@ -1070,11 +1116,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--size-mb", type=float, required=True, help="at least this many MB")
     parser.add_argument("--out", type=Path, required=True, help="the log to write")
     parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    parser.add_argument(
+        "--dense",
+        action="store_true",
+        help="agents with short turns: about 560 lines a MB, small provider data",
+    )
     args = parser.parse_args(argv)
     size = int(args.size_mb * 1_000_000)
     started = time.perf_counter()  # for the summary only; the output never depends on it
     with open(args.out, "wb", buffering=1 << 20) as f:
-        s = generate(f, size, args.seed)
+        s = generate(f, size, args.seed, args.dense)
     took = time.perf_counter() - started
     print(
         f"{args.out}: {s.bytes:,} bytes, {s.seq:,} entries, {s.runs:,} runs "
