@@ -35,11 +35,6 @@ from .._model.usage import check_counts
 from .entries import (
     ZERO_USAGE,
     Entry,
-    MessageEntry,
-    ModelErrorEntry,
-    Outcome,
-    RunStartedEntry,
-    ToolResultEntry,
     Usage,
 )
 from .times import format_rfc3339
@@ -141,13 +136,13 @@ class ExportLimits:
         if when < MIN_TIME_UNIX_NANO or when > MAX_TIME_UNIX_NANO:
             return time_problem(when, entry.utc_offset_seconds)
         payload: Any = entry.payload
-        kind = payload.__class__
-        if kind is MessageEntry:
+        kind = entry.type  # a payload is a view of it on the export path (``views``)
+        if kind == "message":
             usage: Usage = payload.usage
             if usage is ZERO_USAGE:  # a user message
                 return None
             return self._add(usage, "message.usage")
-        if kind is ToolResultEntry:
+        if kind == "tool_result":
             if not payload.usage:
                 return None
             for i, model_usage in enumerate(payload.usage):
@@ -155,12 +150,12 @@ class ExportLimits:
                 if problem is not None:
                     return problem
             return None
-        if kind is RunStartedEntry:
+        if kind == "run_started":
             self._run_seq = entry.seq
             self._tokens = 0
             self._counting = True
             return None
-        if kind is Outcome:
+        if kind == "run_ended":
             usage = payload.usage
             self._run_seq = None
             self._tokens = 0
@@ -178,7 +173,7 @@ class ExportLimits:
             if i + o + r + w > INT64_MAX:
                 return _too_much("of run_ended.usage")
             return None
-        if kind is ModelErrorEntry and payload.wait_ms < 0:
+        if kind == "model_error" and payload.wait_ms < 0:
             return f"model_error.wait_ms is {payload.wait_ms}: a wait cannot be negative"
         return None
 

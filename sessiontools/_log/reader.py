@@ -37,7 +37,7 @@ import os
 import re
 import stat
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any, BinaryIO, TypeAlias
 
@@ -62,6 +62,7 @@ from .warnings import Warnings
 __all__ = [
     "MAX_LINE_BYTES",
     "ClosingLine",
+    "ExportReader",
     "LogReader",
     "LogSource",
     "ReadPosition",
@@ -324,6 +325,9 @@ class LogReader:
         LogError: while iterating, a line is longer than ``max_line_bytes``.
     """
 
+    #: Whether entries are decoded as views (``ExportReader``).
+    views = False
+
     def __init__(
         self,
         source: LogSource,
@@ -424,7 +428,7 @@ class LogReader:
         with this reader's name, options and warnings (each kind still given once). A part that
         stops before the end leaves, in its ``position``, its last line when it is not known yet
         whether it is damage: the part after it takes that ``position`` as its ``start``."""
-        return LogReader(
+        return type(self)(
             self._file,
             name=self.name,
             exact=self.exact,
@@ -508,6 +512,8 @@ class LogReader:
         current = 0
         exact = self.exact
         limits = self._limits
+        views = self.views
+        decode_view: Callable[[bytes, int], Entry | None] | None = None
 
         def on_unknown(what: str) -> None:
             if not sink.given(what):
@@ -562,36 +568,43 @@ class LogReader:
                 if offset == stop or last:
                     break
                 continue
-            try:
-                obj = loads(raw)
-            except JSONDecodeError as e:
-                body = raw[:-1] if raw[-1:] == b"\n" else raw
-                if body[-1:] == b"\r":
-                    body = body[:-1]
-                if not body.strip(_WHITESPACE):
-                    if offset == stop or last:
-                        break
-                    continue
+            entry = None
+            if views:  # typed decoding; a line it does not take is read as below
+                if decode_view is None:
+                    decode_view = _decode_view()
+                entry = decode_view(raw, line_no)
+            if entry is None:
                 try:
-                    obj = go_loads(body)
-                except ValueError as fallback:
-                    if first and _not_a_log(body):
-                        raise _no_log(name, line_no, start, body) from None
-                    failed = (line_no, start, len(body), _problem(body, e, fallback))
-                    first = False
-                    if offset == stop or last:
-                        break
-                    continue
+                    obj = loads(raw)
+                except JSONDecodeError as e:
+                    body = raw[:-1] if raw[-1:] == b"\n" else raw
+                    if body[-1:] == b"\r":
+                        body = body[:-1]
+                    if not body.strip(_WHITESPACE):
+                        if offset == stop or last:
+                            break
+                        continue
+                    try:
+                        obj = go_loads(body)
+                    except ValueError as fallback:
+                        if first and _not_a_log(body):
+                            raise _no_log(name, line_no, start, body) from None
+                        failed = (line_no, start, len(body), _problem(body, e, fallback))
+                        first = False
+                        if offset == stop or last:
+                            break
+                        continue
+                if obj.__class__ is dict and "seq" in obj and "type" in obj:
+                    current = line_no
+                    try:
+                        if exact:  # a repeated name as Go reads it, and the raw values' text
+                            entry = decode_exact(obj, raw, line_no, on_unknown)
+                        else:
+                            entry = decode_entry(obj, line_no, on_unknown)
+                    except BadEntry as e:
+                        raise EntryError(name, line_no, start, str(e)) from None
             first = False
-            if obj.__class__ is dict and "seq" in obj and "type" in obj:
-                current = line_no
-                try:
-                    if exact:  # a repeated name as Go reads it, and the raw values' text
-                        entry = decode_exact(obj, raw, line_no, on_unknown)
-                    else:
-                        entry = decode_entry(obj, line_no, on_unknown)
-                except BadEntry as e:
-                    raise EntryError(name, line_no, start, str(e)) from None
+            if entry is not None:
                 if limits is not None:
                     problem = limits.check(entry)
                     if problem is not None:
@@ -625,6 +638,50 @@ class LogReader:
             )
         if loose is not None:
             self.closing_line = _closing_line(name, *loose)
+
+
+class ExportReader(LogReader):
+    """A ``LogReader(..., export=True)`` for the exporters' own use: the entries of the types
+    most lines hold (``message``, ``decision``, ``call_started``, ``tool_result``) carry a view
+    as their payload, holding only what the fold reads (``sessiontools._log.views``), not the
+    payload types of ``entries``. Every other line, error and warning is as ``LogReader``'s,
+    and so is every run folded from them. msgspec is loaded when the first line is read.
+    ``export`` is ``True`` unless given."""
+
+    views = True
+
+    def __init__(
+        self,
+        source: LogSource,
+        *,
+        name: str | None = None,
+        exact: bool = False,
+        export: bool = True,
+        max_line_bytes: int | None = MAX_LINE_BYTES,
+        gzip: bool = True,
+        start: ReadPosition | None = None,
+        stop: int | None = None,
+        warnings: Warnings | None = None,
+    ) -> None:
+        if exact:
+            raise ValueError("an exact read keeps every payload: use LogReader(exact=True)")
+        super().__init__(
+            source,
+            name=name,
+            export=export,
+            max_line_bytes=max_line_bytes,
+            gzip=gzip,
+            start=start,
+            stop=stop,
+            warnings=warnings,
+        )
+
+
+def _decode_view() -> Callable[[bytes, int], Entry | None]:
+    """``views.decode_view``, loaded (with msgspec) when first needed: not for an empty log."""
+    from .views import decode_view
+
+    return decode_view
 
 
 def same_line(raw: bytes, before: bytes) -> bool:

@@ -23,7 +23,9 @@ The rules are agentloop's:
   too: the session is its entries.
 
 ``SessionFold`` hands out each run as it ends, so a log of any size folds in memory bounded by
-its largest run (the content of messages and results is not kept; it stays in the entries).
+its largest run (the content of messages and results is not kept; it stays in the entries). It
+tells payloads apart by their entry's ``type`` and reads only some of their fields, by name: the
+exporters' reader gives views of the payloads holding just those (``sessiontools._log.views``).
 What a part of a log folded on its own needs (``sessiontools._parallel.split``) is said out
 loud: the options ``warnings`` and ``open_calls`` (a ``RecordingCalls``), and the read-only
 ``last_seq``, ``run_count``, ``last_model``, ``open_call_ids`` and ``borrowed_model``.
@@ -46,9 +48,7 @@ from .._log.entries import (
     ModelErrorEntry,
     Outcome,
     PinsEntry,
-    RunStartedEntry,
     ToolResultEntry,
-    UnknownEntry,
     Usage,
 )
 from .._log.warnings import Warnings
@@ -58,6 +58,13 @@ if TYPE_CHECKING:  # loaded when a Session first needs them: reading and exporti
     pass
 
 __all__ = ["RecordingCalls", "SessionFold", "iter_runs"]
+
+
+#: The entry types of a run, but for ``run_started`` (an entry of one outside any run is in
+#: none: a warning). ``labels`` and ``pins`` belong to the session; an unknown type to no one.
+_RUN_TYPES = frozenset(
+    {"message", "decision", "call_started", "tool_result", "model_error", "run_ended"}
+)
 
 
 _new_turn = fast_maker(Turn)
@@ -224,14 +231,15 @@ class SessionFold:
         # into one user message that the next message entry closes.
         self._messages = 0
         self._gathering = False
-        self._handlers: dict[type, Callable[[_RunFold, Entry, Any], None]] = {
-            MessageEntry: self._message,
-            DecisionEntry: self._decision,
-            CallStartedEntry: self._started,
-            ToolResultEntry: self._result,
-            ModelErrorEntry: self._failed,
-            LabelsEntry: self._session_entry,
-            PinsEntry: self._session_entry,
+        # by entry type: a payload is a view of it on the export path (``_log.views``)
+        self._handlers: dict[str, Callable[[_RunFold, Entry, Any], None]] = {
+            "message": self._message,
+            "decision": self._decision,
+            "call_started": self._started,
+            "tool_result": self._result,
+            "model_error": self._failed,
+            "labels": self._session_entry,
+            "pins": self._session_entry,
         }
 
     @property
@@ -396,9 +404,9 @@ class SessionFold:
         if last is not None and seq <= last:
             self._out_of_order(seq, entry.line)
         self._last_seq = seq
-        payload = entry.payload
-        kind = payload.__class__
-        if kind is RunStartedEntry:
+        payload: Any = entry.payload
+        kind = entry.type
+        if kind == "run_started":
             ended = self.finish()
             self._run = _RunFold(self._runs, entry)
             self._runs += 1
@@ -410,37 +418,38 @@ class SessionFold:
         handle = self._handlers.get(kind)
         if handle is not None:
             handle(run, entry, payload)
-        if kind is ModelErrorEntry and payload.retry:  # type: ignore[union-attr]
-            run.prev_wait_ns = payload.wait_ms * _MS  # type: ignore[union-attr]
+        if kind == "model_error" and payload.retry:
+            run.prev_wait_ns = payload.wait_ms * _MS
         else:
             run.prev_wait_ns = None
         run.last_seq = entry.seq
         run.last_time = entry.time_unix_nano
-        if kind is Outcome:
+        if kind == "run_ended":
             self._run = None
             return self._close(run, cast(Outcome, payload))
         return None
 
-    def _outside(self, entry: Entry, payload: object) -> None:
+    def _outside(self, entry: Entry, payload: Any) -> None:
         """An entry outside any run: in no run, but the session's state changes as it would
         in one (its usage, labels, pins, the calls it opens or settles)."""
-        if isinstance(payload, LabelsEntry | PinsEntry):
+        kind = entry.type
+        if kind == "labels" or kind == "pins":
             self._session_entry(None, entry, payload)
             return
-        if not isinstance(payload, UnknownEntry):
+        if kind in _RUN_TYPES:
             self._warn(
                 "outside",
                 entry.line,
                 f"a {entry.type} entry outside any run (no run_started before it): it is in no "
                 "run and no span",
             )
-        if isinstance(payload, MessageEntry):
+        if kind == "message":
             self._next_message()
             self._count(payload.usage)
             if payload.message.role == "assistant":
                 for index, c in enumerate(payload.message.tool_calls):
                     self._open_calls[c.id] = _Call(c.id, c.name, entry.seq, index)
-        elif isinstance(payload, ToolResultEntry):
+        elif kind == "tool_result":
             self._gathering = True
             for mu in payload.usage:
                 self._count(mu.usage)
@@ -449,7 +458,7 @@ class SessionFold:
                 tool = call.tool if call is not None else ""
                 source = LabelSource("tool", entry.seq, tool, payload.result.call_id)
                 self._add_labels(payload.labels, source)
-        elif isinstance(payload, DecisionEntry):
+        elif kind == "decision":
             call = self._open_calls.get(payload.call_id)
             if call is not None:
                 call.verdict = payload.verdict

@@ -16,7 +16,7 @@ import os
 from collections.abc import Callable, Iterator
 from typing import IO
 
-from .._log.reader import MAX_LINE_BYTES, LogReader, LogSource
+from .._log.reader import MAX_LINE_BYTES, ExportReader, LogSource
 from .._log.sources import default_conversation_id
 from .._model.runs import Run
 from .._parallel import split as _split
@@ -81,7 +81,7 @@ def export_otlp_json(
     parent_trace_id, parent_span_id = check_parents(parent_trace_id, parent_span_id)
     if workers not in (1, 2, None):
         raise ValueError(f"workers must be 1, 2 or None, not {workers!r}")
-    with LogReader(source, name=name, export=True, max_line_bytes=max_line_bytes) as reader:
+    with ExportReader(source, name=name, max_line_bytes=max_line_bytes) as reader:
         if conversation_id is None:
             conversation_id = default_conversation_id(reader.name)
         spans = _Spans(

@@ -96,18 +96,20 @@ def read_tail(
     job: Job,
     export: bool = False,
     max_line_bytes: int | None = MAX_LINE_BYTES,
+    reader_type: type[LogReader] = LogReader,
 ) -> _Tail | None:
     """Read the part of the log from ``cut`` (the child's work), giving its runs to
     ``job.make_in_child``. Lines are numbered from the cut (the line at the cut is line 1), in
     warnings, errors and the closing line alike: the parent, which counts the lines before the
     cut as it reads them, numbers them again. ``None`` when the line at ``cut`` is not the
-    ``run_started`` entry it should be. ``export``: the reader's (``LogReader``)."""
+    ``run_started`` entry it should be. ``export``: the reader's (``LogReader``);
+    ``reader_type``: the parent's reader's class (``ExportReader`` decodes views)."""
     tail = _Tail()
     sink = Warnings(name, record=True)
     calls = RecordingCalls()
     with open(path, "rb") as f:
         f.seek(cut)
-        reader = LogReader(
+        reader = reader_type(
             f,
             name=name,
             export=export,
@@ -157,6 +159,7 @@ class _Child:
         job: Job,
         export: bool = False,
         max_line_bytes: int | None = MAX_LINE_BYTES,
+        reader_type: type[LogReader] = LogReader,
     ) -> None:
         self._receive, send = os.pipe()
         # Objects alive now are left alone by the collector, in both processes: it would touch
@@ -182,7 +185,8 @@ class _Child:
                 default_signals()  # Ctrl-C ends the child at once, running no Python code
                 signal.pthread_sigmask(signal.SIG_SETMASK, mask)
                 os.close(self._receive)
-                data = pickle.dumps(read_tail(path, name, cut, out, job, export, max_line_bytes))
+                tail = read_tail(path, name, cut, out, job, export, max_line_bytes, reader_type)
+                data = pickle.dumps(tail)
             except BaseException:  # whatever it is, the parent reads the part itself
                 pass
             finally:
@@ -253,7 +257,16 @@ def read_in_two(reader: LogReader, path: str, cut: int, job: Job) -> tuple[str, 
         return "here: no temporary file", reader.closing_line
     with out:
         try:
-            child = _Child(path, reader.name, cut, out, job, reader.export, reader.max_line_bytes)
+            child = _Child(
+                path,
+                reader.name,
+                cut,
+                out,
+                job,
+                reader.export,
+                reader.max_line_bytes,
+                type(reader),
+            )
         except OSError:
             job.take(iter_runs(reader, SessionFold(reader.name, warnings=reader.sink)))
             return "here: no fork", reader.closing_line

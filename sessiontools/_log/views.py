@@ -1,0 +1,342 @@
+"""Typed decoding for the exporters: a log line straight to an ``Entry`` whose payload holds only
+what the fold reads, or ``None`` when the checked decoders must say what the line is; part of
+the first stage (bytes -> entries), used by ``ExportReader`` (docs/reading.md, "Reading for
+an export").
+
+``decode_view(line, number)`` decodes a line with msgspec into ``Struct`` types that name every
+field agentloop writes, at the entry's and the payload's level, and nothing else
+(``forbid_unknown_fields``): a line this cannot take, for any reason, is read again by the
+reader the checked way (``orjson`` and ``decode``), which says what is wrong with it, warns of
+an unknown field, or reads what Go reads into a zero value (``null`` for a string, a number or
+a list). So what this decodes is exactly what the checked way decodes, and everything else is
+left to it:
+
+- a value this reads is checked as the checked decoders check it: strings, booleans, integers
+  within signed 64 bits (``Int64``), arrays of strings; a string the export never reads (a
+  message's text, a result's content, a policy's reason) is not made into a Python string,
+  and is checked only to be a string or ``null`` (its first byte);
+- raw JSON Go keeps as it is (a tool call's ``input``, ``native.data``) is skipped: checked to
+  be JSON, never made into Python values;
+- objects nested in a payload ignore names they do not know, as the checked decoders do.
+
+The payloads of the entries most lines hold (``message``, ``decision``, ``call_started``,
+``tool_result``) are the views themselves (``MessageView``...): what the fold reads of each, by
+the same names. ``run_started`` and ``run_ended`` become their ``RunStartedEntry`` and
+``Outcome``; the other types (``model_error``, ``labels``, ``pins``, an unknown type), and a
+``run_ended`` holding an error, go the checked way. Each ``Entry`` still says its ``type``,
+which the fold and the export limits read to tell payloads apart.
+
+The entries are not for the caller's use: only the exporters read this way, and the runs they
+fold are the same (``tests/log/test_views.py`` compares both ways, line by line).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import msgspec
+from msgspec import Meta, Raw, Struct
+
+from .._fast import fast_maker
+from .entries import NIL, ZERO_USAGE, Entry, Outcome, Refusal, RunStartedEntry, Usage
+from .times import parse_rfc3339
+
+__all__ = [
+    "CallStartedView",
+    "DecisionView",
+    "MessageBodyView",
+    "MessageView",
+    "ToolResultView",
+    "decode_view",
+]
+
+_INT64_MIN = -(2**63)
+_INT64_MAX = 2**63 - 1
+
+#: Go's int and int64 (agentloop's integers): msgspec refuses the line outside them.
+Int64 = Annotated[int, Meta(ge=_INT64_MIN, le=_INT64_MAX)]
+
+# What a field the export never reads holds when it is absent (Go writes it as "" or null).
+_NULL = Raw(b"null")
+_EMPTY = Raw(b'""')
+
+_QUOTE = 34  # '"': the first byte of a JSON string
+_N = 110  # 'n': the first byte of null, the only JSON value that starts so
+
+
+def _text(raw: Raw) -> bool:
+    """Whether raw JSON is a string or ``null`` (what the checked decoders take as a string),
+    told by its first byte: msgspec has checked that it is JSON."""
+    return memoryview(raw)[0] in (_QUOTE, _N)
+
+
+class ToolCallView(Struct, gc=False):
+    """A ``tool_call`` part's call: its id and tool name; the input is skipped."""
+
+    id: str = ""
+    name: str = ""
+    input: Raw = _NULL
+
+
+class _ResultView(Struct, gc=False):
+    """A tool's result (Go's ``ToolResult``): the call it answers and whether it failed."""
+
+    call_id: str = ""
+    content: Raw = _EMPTY
+    is_error: bool = False
+
+
+class _PartView(Struct, gc=False):
+    type: str = ""
+    text: Raw = _EMPTY
+    tool_call: ToolCallView | None = None
+    tool_result: _ResultView | None = None
+
+
+class _NativeView(Struct, gc=False):
+    provider: str = ""
+    model: str = ""
+    data: Raw = _NULL
+
+
+class MessageBodyView(Struct, gc=False):
+    """A ``message`` entry's message: its role, parts and the provider's own record."""
+
+    role: str = ""
+    parts: tuple[_PartView, ...] = ()
+    native: _NativeView | None = None
+
+    @property
+    def tool_calls(self) -> tuple[ToolCallView, ...]:
+        """The message's tool calls, in order (``Message.tool_calls``)."""
+        parts = self.parts
+        if not parts:
+            return ()
+        return tuple([p.tool_call for p in parts if p.tool_call is not None])
+
+
+class MessageView(Struct, forbid_unknown_fields=True, gc=False):
+    """A ``message`` entry's payload, as the fold reads it (``MessageEntry``)."""
+
+    message: MessageBodyView | None = None
+    usage: Usage | None = None
+    stop: str = ""
+    model: str = ""
+    refusal: Raw = _EMPTY
+
+
+class DecisionView(Struct, forbid_unknown_fields=True, gc=False):
+    """A ``decision`` entry's payload (``DecisionEntry``)."""
+
+    call_id: str = ""
+    tool: str = ""
+    verdict: str = ""
+    reason: Raw = _EMPTY
+    labels: tuple[str, ...] = ()
+
+
+class CallStartedView(Struct, forbid_unknown_fields=True, gc=False):
+    """A ``call_started`` entry's payload (``CallStartedEntry``)."""
+
+    call_id: str = ""
+
+
+class _ModelUsageView(Struct, gc=False):
+    model: str = ""
+    usage: Usage | None = None
+
+
+class ToolResultView(Struct, forbid_unknown_fields=True, gc=False):
+    """A ``tool_result`` entry's payload (``ToolResultEntry``); ``usage``: the model calls the
+    tool made, by ``ModelUsage``'s names."""
+
+    result: _ResultView | None = None
+    labels: tuple[str, ...] = ()
+    log: Raw = _EMPTY
+    usage: tuple[_ModelUsageView, ...] = ()
+    display: Raw = _NULL
+
+
+class _RunStartedView(Struct, forbid_unknown_fields=True, gc=False):
+    prompt: str = ""
+
+
+class _RefusalView(Struct, gc=False):
+    call_id: str = ""
+    tool: str = ""
+    labels: tuple[str, ...] | None = None
+
+
+class _OutcomeView(Struct, forbid_unknown_fields=True, gc=False):
+    reason: str = ""
+    text: str = ""
+    error: Raw = _NULL
+    limit: str = ""
+    forbidden: tuple[str, ...] | None = None
+    refused: list[_RefusalView] | None = None
+    turns: Int64 = 0
+    usage: Usage | None = None
+
+
+class _EntryView(Struct, forbid_unknown_fields=True, gc=False):
+    """A line: ``seq``, ``time``, ``type`` and the payload the type names (Go's ``Entry``)."""
+
+    seq: Int64
+    type: str
+    time: str = ""
+    run_started: _RunStartedView | None = None
+    message: MessageView | None = None
+    decision: DecisionView | None = None
+    call_started: CallStartedView | None = None
+    tool_result: ToolResultView | None = None
+    model_error: Raw = _NULL
+    run_ended: _OutcomeView | None = None
+    labels: Raw = _NULL
+    pins: Raw = _NULL
+
+
+def _usage(usage: Usage | None) -> Usage | None:
+    """A usage as the checked decoders read it (``ZERO_USAGE`` when absent); ``None`` when a
+    count is outside signed 64 bits (msgspec reads integers of any size into a dataclass)."""
+    if usage is None:
+        return ZERO_USAGE
+    if (
+        _INT64_MIN <= usage.input_tokens <= _INT64_MAX
+        and _INT64_MIN <= usage.output_tokens <= _INT64_MAX
+        and _INT64_MIN <= usage.cache_read_tokens <= _INT64_MAX
+        and _INT64_MIN <= usage.cache_write_tokens <= _INT64_MAX
+    ):
+        return usage
+    return None
+
+
+def _message(line: _EntryView) -> MessageView | None:
+    payload = line.message
+    if payload is None or payload.message is None or not _text(payload.refusal):
+        return None  # null is Go's zero message: the checked decoder makes it
+    usage = _usage(payload.usage)
+    if usage is None:
+        return None
+    payload.usage = usage
+    parts = payload.message.parts
+    if parts:
+        for part in parts:
+            if not _text(part.text):
+                return None
+            result = part.tool_result
+            if result is not None and not _text(result.content):
+                return None
+    return payload
+
+
+def _decision(line: _EntryView) -> DecisionView | None:
+    payload = line.decision
+    if payload is None or not _text(payload.reason):
+        return None
+    return payload
+
+
+def _call_started(line: _EntryView) -> CallStartedView | None:
+    return line.call_started
+
+
+def _tool_result(line: _EntryView) -> ToolResultView | None:
+    payload = line.tool_result
+    if (
+        payload is None
+        or payload.result is None
+        or not _text(payload.result.content)
+        or not _text(payload.log)
+        or memoryview(payload.display)[0] != _N  # a display: the checked decoder reads it
+    ):
+        return None
+    if payload.usage:
+        for model_usage in payload.usage:
+            usage = _usage(model_usage.usage)
+            if usage is None:
+                return None
+            model_usage.usage = usage
+    return payload
+
+
+_new_run_started = fast_maker(RunStartedEntry)
+_new_outcome = fast_maker(Outcome)
+_new_refusal = fast_maker(Refusal)
+_new_entry = fast_maker(Entry)
+
+
+def _run_started(line: _EntryView) -> RunStartedEntry | None:
+    payload = line.run_started
+    if payload is None:
+        return None
+    return _new_run_started(payload.prompt)
+
+
+def _run_ended(line: _EntryView) -> Outcome | None:
+    payload = line.run_ended
+    if payload is None or memoryview(payload.error)[0] != _N:
+        return None  # an error: the checked decoder reads it
+    usage = _usage(payload.usage)
+    if usage is None:
+        return None
+    refused: tuple[Refusal, ...] = ()
+    if payload.refused:
+        refused = tuple(
+            [
+                _new_refusal(r.call_id, r.tool, NIL if r.labels is None else r.labels)
+                for r in payload.refused
+            ]
+        )
+    forbidden = NIL if payload.forbidden is None else payload.forbidden
+    return _new_outcome(
+        payload.reason,
+        payload.turns,
+        usage,
+        payload.text,
+        None,
+        payload.limit,
+        forbidden,
+        refused,
+    )
+
+
+_PAYLOADS: dict[str, Any] = {
+    "message": _message,
+    "decision": _decision,
+    "call_started": _call_started,
+    "tool_result": _tool_result,
+    "run_started": _run_started,
+    "run_ended": _run_ended,
+}
+
+_decode = msgspec.json.Decoder(_EntryView).decode
+# What msgspec raises for a line it cannot take (ValidationError is a DecodeError), and for one
+# nested deeper than Python's recursion limit.
+_NOT_TAKEN = (msgspec.DecodeError, RecursionError)
+
+
+def decode_view(line: bytes, number: int) -> Entry | None:
+    """The entry of one log line, its payload a view (module docstring); ``None`` when the
+    line is to be read the checked way: it is not an entry, not JSON, not as Go writes it, of
+    a type read only that way, or holds what only the checked decoders say (an error, an
+    unknown field, a null Go reads as a zero value).
+
+    Args:
+        line: the line's bytes, with its line end.
+        number: its 1-based line number, kept on the entry.
+    """
+    try:
+        view = _decode(line)
+    except _NOT_TAKEN:
+        return None
+    make = _PAYLOADS.get(view.type)
+    if make is None:
+        return None
+    payload = make(view)
+    if payload is None:
+        return None
+    try:
+        time_unix_nano, offset = parse_rfc3339(view.time)
+    except ValueError:
+        return None
+    return _new_entry(view.seq, time_unix_nano, view.type, payload, offset, number)
