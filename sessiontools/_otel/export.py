@@ -21,8 +21,8 @@ from .._log.sources import default_conversation_id
 from .._model.runs import Run
 from .._parallel import split as _split
 from .ids import check_parents
-from .otlp_json import Envelope, _fragment, _span_json
-from .spans import SESSION_LABELS, _run_spans, _trace_spans
+from .otlp_json import Envelope, _fragment, run_json
+from .spans import SESSION_LABELS
 
 __all__ = ["export_otlp_json", "otlp_json"]
 
@@ -116,7 +116,10 @@ class _Spans:
 
     def take(self, runs: Iterator[Run]) -> None:
         # the runs come from a LogReader(..., export=True), which checked them
-        self.envelope.spans(_trace_spans(runs, *self.options, checked=True))
+        envelope = self.envelope
+        options = self.options
+        for run in runs:
+            envelope.encoded(run_json(run, options)[0])
 
     def make_in_child(
         self, runs: Iterator[Run], out: IO[bytes]
@@ -128,13 +131,12 @@ class _Spans:
         patches: list[tuple[int, int, int]] = []
         labels: dict[tuple[str, ...], int] = {}
         for run in runs:
-            for span in _run_spans(run, *self.options):
-                data = b"," + _span_json(span)
-                if span.attributes[0][1] == "invoke_agent":
+            spans, agent = run_json(run, self.options)
+            for i, span in enumerate(spans):
+                data = b"," + span
+                if i == agent:
                     # the last attribute; a fragment's quotes cannot be in a JSON string
-                    key, _ = span.attributes[-1]
-                    assert key == SESSION_LABELS, key
-                    fragment = _fragment(span.attributes[-1])
+                    fragment = _fragment((SESSION_LABELS, run.labels))
                     index = labels.setdefault(run.labels, len(labels))
                     patches.append((size + data.rindex(fragment), len(fragment), index))
                 write(data)

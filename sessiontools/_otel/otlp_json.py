@@ -16,8 +16,9 @@ from collections.abc import Callable, Iterable
 
 import orjson
 
+from .._model.runs import Run
 from .._version import __version__
-from .spans import SCHEMA_URL, STATUS_CODE_UNSET, AttributeValue, Span
+from .spans import SCHEMA_URL, STATUS_CODE_UNSET, AttributeValue, Span, _RunContext, run_items
 
 __all__ = ["Envelope", "encode_otlp_json", "encode_span", "write_otlp_json"]
 
@@ -36,10 +37,8 @@ _INT64_MAX = 2**63 - 1
 _KEY_PREFIX: dict[str, bytes] = {}
 
 
+# Attributes (a key and its value) already written, and span names: a run's spans share most.
 _FRAGMENTS: dict[tuple[str, AttributeValue], bytes] = {}
-
-
-_UNCACHED = frozenset({"gen_ai.tool.call.id"})
 
 
 _NAMES: dict[str, bytes] = {}
@@ -53,64 +52,93 @@ def _key_prefix(key: str) -> bytes:
 
 
 def _fragment(pair: tuple[str, AttributeValue]) -> bytes:
+    """An attribute as OTLP/JSON; kept for the next span unless it is an integer (a token
+    count) or a call id, which seldom come again."""
     key, value = pair
-    if isinstance(value, bool):
-        return _key_prefix(key) + (b'{"boolValue":true}}' if value else b'{"boolValue":false}}')
-    if isinstance(value, int):
+    if type(value) is int:
         if not _INT64_MIN <= value <= _INT64_MAX:
             raise ValueError(f"{key} = {value} does not fit an OTLP intValue (signed 64 bits)")
         return _key_prefix(key) + b'{"intValue":"%d"}}' % value
-    if isinstance(value, str):
+    if isinstance(value, bool):
+        out = _key_prefix(key) + (b'{"boolValue":true}}' if value else b'{"boolValue":false}}')
+    elif isinstance(value, int):  # a subclass of int (not from a log)
+        return _fragment((key, int(value)))
+    elif isinstance(value, str):
         out = _key_prefix(key) + b'{"stringValue":' + orjson.dumps(value) + b"}}"
+        if key == "gen_ai.tool.call.id":
+            return out
     else:
         values = [{"stringValue": s} for s in value]
         array = orjson.dumps({"arrayValue": {"values": values} if values else {}})
         out = _key_prefix(key) + array + b"}"
-    if key not in _UNCACHED:
-        if len(_FRAGMENTS) > 20_000:
-            _FRAGMENTS.clear()
-        _FRAGMENTS[pair] = out
+    if len(_FRAGMENTS) > 20_000:
+        _FRAGMENTS.clear()
+    _FRAGMENTS[pair] = out
     return out
+
+
+def _name(name: str) -> bytes:
+    """A span's name as a JSON string."""
+    text = _NAMES.get(name)
+    if text is None:
+        if len(_NAMES) > 20_000:
+            _NAMES.clear()
+        text = _NAMES[name] = orjson.dumps(name)
+    return text
+
+
+def _json(
+    head: bytes,
+    name: str,
+    kind: int,
+    start: int,
+    end: int,
+    attrs: Iterable[tuple[str, AttributeValue]],
+    status_code: int,
+    status_message: str,
+) -> bytes:
+    """A span as OTLP/JSON, after its ``head`` (its ids, up to ``"name":``): fields in the
+    proto's order, defaults omitted."""
+    get = _FRAGMENTS.get
+    attributes = b",".join([get(pair) or _fragment(pair) for pair in attrs])
+    if not (0 <= start <= _UINT64_MAX and 0 <= end <= _UINT64_MAX):
+        raise ValueError(
+            f"span {name!r}: times {start} and {end} do not fit OTLP's fixed64 Unix "
+            "nanoseconds (0 to 2^64-1)"
+        )
+    if status_code == STATUS_CODE_UNSET:
+        tail = b"]}"
+    elif status_message:
+        status = orjson.dumps({"message": status_message, "code": status_code})
+        tail = b'],"status":' + status + b"}"
+    else:
+        tail = b'],"status":{"code":%d}}' % status_code
+    return b'%s%s,"kind":%d,"startTimeUnixNano":"%d","endTimeUnixNano":"%d","attributes":[%s%s' % (
+        head,
+        _NAMES.get(name) or _name(name),
+        kind,
+        start,
+        end,
+        attributes,
+        tail,
+    )
 
 
 def _span_json(span: Span) -> bytes:
     """A span as OTLP/JSON: fields in the proto's order, defaults omitted."""
-    get = _FRAGMENTS.get
-    attributes = b",".join([get(pair) or _fragment(pair) for pair in span.attributes])
-    name = _NAMES.get(span.name)
-    if name is None:
-        if len(_NAMES) > 20_000:
-            _NAMES.clear()
-        name = _NAMES[span.name] = orjson.dumps(span.name)
+    head = b'{"traceId":"' + hexlify(span.trace_id) + b'","spanId":"' + hexlify(span.span_id)
     if span.parent_span_id:
-        head = b'{"traceId":"%s","spanId":"%s","parentSpanId":"%s","name":%s,"kind":%d,' % (
-            hexlify(span.trace_id),
-            hexlify(span.span_id),
-            hexlify(span.parent_span_id),
-            name,
-            span.kind,
-        )
-    else:
-        head = b'{"traceId":"%s","spanId":"%s","name":%s,"kind":%d,' % (
-            hexlify(span.trace_id),
-            hexlify(span.span_id),
-            name,
-            span.kind,
-        )
-    start, end = span.start_time_unix_nano, span.end_time_unix_nano
-    if not (0 <= start <= _UINT64_MAX and 0 <= end <= _UINT64_MAX):
-        raise ValueError(
-            f"span {span.name!r}: times {start} and {end} do not fit OTLP's fixed64 Unix "
-            "nanoseconds (0 to 2^64-1)"
-        )
-    times = b'"startTimeUnixNano":"%d","endTimeUnixNano":"%d","attributes":[' % (start, end)
-    if span.status_code == STATUS_CODE_UNSET:
-        return head + times + attributes + b"]}"
-    if span.status_message:
-        status = orjson.dumps({"message": span.status_message, "code": span.status_code})
-    else:
-        status = b'{"code":%d}' % span.status_code
-    return head + times + attributes + b'],"status":' + status + b"}"
+        head += b'","parentSpanId":"' + hexlify(span.parent_span_id)
+    return _json(
+        head + b'","name":',
+        span.name,
+        span.kind,
+        span.start_time_unix_nano,
+        span.end_time_unix_nano,
+        span.attributes,
+        span.status_code,
+        span.status_message,
+    )
 
 
 def encode_span(span: Span) -> bytes:
@@ -121,6 +149,60 @@ def encode_span(span: Span) -> bytes:
             OTLP cannot hold it (``write_otlp_json`` and ``encode_otlp_json`` too).
     """
     return _span_json(span)
+
+
+class _JsonContext(_RunContext[bytes]):
+    """Writes each span of a run as OTLP/JSON at once, as ``_span_json`` writes its ``Span``,
+    with the ids every span of the run shares written once."""
+
+    __slots__ = ("_head", "_under_run")
+
+    def __init__(
+        self,
+        run: Run,
+        conversation_id: str,
+        parent_trace_id: bytes | None,
+        parent_span_id: bytes | None,
+        agent_name: str | None,
+        error_messages: bool,
+    ) -> None:
+        super().__init__(
+            run, conversation_id, parent_trace_id, parent_span_id, agent_name, error_messages
+        )
+        self._head = b'{"traceId":"' + hexlify(self.trace_id) + b'","spanId":"'
+        self._under_run = b'","parentSpanId":"' + hexlify(self.run_id) + b'","name":'
+
+    def span(
+        self,
+        ident: bytes,
+        parent: bytes,
+        name: str,
+        kind: int,
+        start: int,
+        end: int,
+        attrs: list[tuple[str, AttributeValue]],
+        status_code: int = STATUS_CODE_UNSET,
+        status_message: str = "",
+    ) -> bytes:
+        if parent is self.run_id:
+            under = self._under_run
+        elif parent:
+            under = b'","parentSpanId":"' + hexlify(parent) + b'","name":'
+        else:
+            under = b'","name":'
+        head = self._head + hexlify(ident) + under
+        return _json(head, name, kind, start, end, attrs, status_code, status_message)
+
+
+def run_json(
+    run: Run, options: tuple[str, bytes | None, bytes | None, str | None, bool]
+) -> tuple[list[bytes], int]:
+    """The spans of a run as OTLP/JSON, in order (those of ``_run_spans``, written as
+    ``_span_json`` writes them), and which is its ``invoke_agent`` span. ``options``: the
+    conversation id, parent trace and span ids, agent name and ``error_messages``, checked."""
+    items = run_items(_JsonContext(run, *options), run)
+    agent = next(i for i, (order, _) in enumerate(items) if order[2] == 0)
+    return [data for _, data in items], agent
 
 
 class Envelope:
@@ -139,8 +221,15 @@ class Envelope:
         batch = self._batch
         for span in spans:
             batch.append(_span_json(span))
-            if len(batch) == 256:
+            if len(batch) >= 256:
                 self._flush()
+
+    def encoded(self, spans: list[bytes]) -> None:
+        """Spans already written as OTLP/JSON (``run_json``)."""
+        batch = self._batch
+        batch += spans
+        if len(batch) >= 256:
+            self._flush()
 
     def _flush(self) -> None:
         if self._batch:

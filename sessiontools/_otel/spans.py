@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import TypeAlias
+from typing import Generic, TypeAlias, TypeVar
 
 from .._fast import fast_maker
 from .._log.entries import ModelError, Usage
@@ -181,12 +181,15 @@ def _error_status(error: ModelError | None, error_messages: bool) -> str:
 SESSION_LABELS = "agentloop.session.labels"
 
 _Order = tuple[int, int, int, int]
-_Keyed = list[tuple[_Order, Span]]
+#: What a run's spans are made into: ``Span`` values, or their OTLP/JSON (``otlp_json``).
+T = TypeVar("T")
+_Keyed = list[tuple[_Order, T]]
 
 
-class _RunContext:
+class _RunContext(Generic[T]):
     """What every span of one run shares: its trace, the key prefix of its span ids, its
-    ``invoke_agent`` span's id, the conversation attribute, and the options."""
+    ``invoke_agent`` span's id, the conversation attribute, and the options; ``span`` makes
+    each span (a ``Span`` here; ``otlp_json`` writes its JSON instead)."""
 
     __slots__ = (
         "agent_name",
@@ -214,6 +217,26 @@ class _RunContext:
         self.parent_span_id = parent_span_id or b""
         self.agent_name = agent_name
         self.error_messages = error_messages
+
+    def span(
+        self,
+        ident: bytes,
+        parent: bytes,
+        name: str,
+        kind: int,
+        start: int,
+        end: int,
+        attrs: list[tuple[str, AttributeValue]],
+        status_code: int = STATUS_CODE_UNSET,
+        status_message: str = "",
+    ) -> T:
+        raise NotImplementedError
+
+
+class _SpanContext(_RunContext[Span]):
+    """Makes each span a ``Span``."""
+
+    __slots__ = ()
 
     def span(
         self,
@@ -256,18 +279,25 @@ def _run_spans(
     error_messages: bool,
 ) -> list[Span]:
     """The spans of one run, ordered by start time, then seq (then kind and index)."""
-    ctx = _RunContext(
+    ctx = _SpanContext(
         run, conversation_id, parent_trace_id, parent_span_id, agent_name, error_messages
     )
-    keyed: _Keyed = [_agent_span(ctx, run)]
+    return [span for _, span in run_items(ctx, run)]
+
+
+def run_items(ctx: _RunContext[T], run: Run) -> _Keyed[T]:
+    """What ``ctx`` makes of each span of ``run``, in order, each after its order key: by start
+    time, then seq, then kind (0 the run's ``invoke_agent`` span, 1 a model call, 2 a tool
+    call, 3 a tool's model call) and index."""
+    keyed: _Keyed[T] = [_agent_span(ctx, run)]
     _turn_spans(ctx, run, keyed)
     _failed_spans(ctx, run, keyed)
     _tool_spans(ctx, run, keyed)
     keyed.sort(key=_first)
-    return [span for _, span in keyed]
+    return keyed
 
 
-def _agent_span(ctx: _RunContext, run: Run) -> tuple[_Order, Span]:
+def _agent_span(ctx: _RunContext[T], run: Run) -> tuple[_Order, T]:
     """The run's ``invoke_agent`` span."""
     attrs: list[tuple[str, AttributeValue]] = [_OP_AGENT, ctx.conv]
     if ctx.agent_name is not None:
@@ -309,7 +339,7 @@ def _agent_span(ctx: _RunContext, run: Run) -> tuple[_Order, Span]:
     return (run.start_time_unix_nano, run.start_seq, 0, 0), span
 
 
-def _turn_spans(ctx: _RunContext, run: Run, keyed: _Keyed) -> None:
+def _turn_spans(ctx: _RunContext[T], run: Run, keyed: _Keyed[T]) -> None:
     """A ``chat`` span for each turn (a successful model call)."""
     for t in run.turns:
         attrs = [_OP_CHAT, ctx.conv]
@@ -334,7 +364,7 @@ def _turn_spans(ctx: _RunContext, run: Run, keyed: _Keyed) -> None:
         keyed.append(((t.start_time_unix_nano, t.seq, 1, 0), span))
 
 
-def _failed_spans(ctx: _RunContext, run: Run, keyed: _Keyed) -> None:
+def _failed_spans(ctx: _RunContext[T], run: Run, keyed: _Keyed[T]) -> None:
     """A ``chat`` span, status ERROR, for each failed model call."""
     for f in run.failed_calls:
         attrs = [_OP_CHAT, ctx.conv]
@@ -362,7 +392,7 @@ def _failed_spans(ctx: _RunContext, run: Run, keyed: _Keyed) -> None:
         keyed.append(((f.start_time_unix_nano, f.seq, 1, 0), span))
 
 
-def _tool_spans(ctx: _RunContext, run: Run, keyed: _Keyed) -> None:
+def _tool_spans(ctx: _RunContext[T], run: Run, keyed: _Keyed[T]) -> None:
     """An ``execute_tool`` span for each tool call, and under it a ``chat`` span for each
     model call the tool made."""
     for c in run.tool_calls:
@@ -433,7 +463,7 @@ def _chat_name(model: str) -> str:
     return f"chat {model}" if model else "chat"
 
 
-def _first(item: tuple[_Order, Span]) -> _Order:
+def _first(item: tuple[_Order, object]) -> _Order:
     return item[0]
 
 
