@@ -25,8 +25,7 @@ from .._errors import LogError, StateError
 from .._log.reader import MAX_LINE_BYTES
 from .._otel.export import export_otlp_json
 from .._otel.ids import parse_span_id, parse_trace_id
-from .._send.config import COMPRESSIONS, PROTOCOLS
-from .._send.sessions import session_logs
+from .._send.names import COMPRESSIONS, PROTOCOLS
 
 if TYPE_CHECKING:
     from .._send.send import SendReport
@@ -257,6 +256,8 @@ def _export_one(
 
 def _logs(logs: tuple[str, ...], conversation_id: str | None, follow: bool = False) -> None:
     """Check the logs given before anything is read or sent: usage errors (2)."""
+    from .._send.sessions import session_logs  # here: loaded only for several logs, or sending
+
     try:
         session_logs(list(logs), conversation_id, allow_empty=follow)
     except FileNotFoundError as e:

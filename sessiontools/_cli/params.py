@@ -22,7 +22,7 @@ from typing import IO, Any
 import click
 
 from .._errors import InvalidIdError
-from .._log.reader import MAX_LINE_BYTES
+from .._log.reader import MAX_LINE_BYTES, READ_BUFFER_BYTES
 from .messages import (
     EXIT_DAMAGED,
     _Failure,
@@ -117,7 +117,7 @@ def _open_session(session: str) -> tuple[IO[bytes], str]:
     if session == "-":
         return _stdin(), "<stdin>"
     try:
-        return open(session, "rb"), session
+        return open(session, "rb", buffering=READ_BUFFER_BYTES), session
     except IsADirectoryError:
         raise click.BadParameter(f"{session} is a directory", param_hint="SESSION") from None
     except (FileNotFoundError, NotADirectoryError) as e:

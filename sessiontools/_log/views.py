@@ -64,10 +64,9 @@ _QUOTE = 34  # '"': the first byte of a JSON string
 _N = 110  # 'n': the first byte of null, the only JSON value that starts so
 
 
-def _text(raw: Raw) -> bool:
-    """Whether raw JSON is a string or ``null`` (what the checked decoders take as a string),
-    told by its first byte: msgspec has checked that it is JSON."""
-    return memoryview(raw)[0] in (_QUOTE, _N)
+#: The first bytes of raw JSON that the checked decoders take as a string: a string or
+#: ``null`` (msgspec has checked that it is JSON, so its first byte tells its kind).
+_TEXT = frozenset((_QUOTE, _N))
 
 
 class ToolCallView(Struct, gc=False):
@@ -212,7 +211,7 @@ def _usage(usage: Usage | None) -> Usage | None:
 
 def _message(line: _EntryView) -> MessageView | None:
     payload = line.message
-    if payload is None or payload.message is None or not _text(payload.refusal):
+    if payload is None or payload.message is None or memoryview(payload.refusal)[0] not in _TEXT:
         return None  # null is Go's zero message: the checked decoder makes it
     usage = _usage(payload.usage)
     if usage is None:
@@ -221,23 +220,12 @@ def _message(line: _EntryView) -> MessageView | None:
     parts = payload.message.parts
     if parts:
         for part in parts:
-            if not _text(part.text):
+            if memoryview(part.text)[0] not in _TEXT:
                 return None
             result = part.tool_result
-            if result is not None and not _text(result.content):
+            if result is not None and memoryview(result.content)[0] not in _TEXT:
                 return None
     return payload
-
-
-def _decision(line: _EntryView) -> DecisionView | None:
-    payload = line.decision
-    if payload is None or not _text(payload.reason):
-        return None
-    return payload
-
-
-def _call_started(line: _EntryView) -> CallStartedView | None:
-    return line.call_started
 
 
 def _tool_result(line: _EntryView) -> ToolResultView | None:
@@ -245,8 +233,8 @@ def _tool_result(line: _EntryView) -> ToolResultView | None:
     if (
         payload is None
         or payload.result is None
-        or not _text(payload.result.content)
-        or not _text(payload.log)
+        or memoryview(payload.result.content)[0] not in _TEXT
+        or memoryview(payload.log)[0] not in _TEXT
         or memoryview(payload.display)[0] != _N  # a display: the checked decoder reads it
     ):
         return None
@@ -300,11 +288,8 @@ def _run_ended(line: _EntryView) -> Outcome | None:
     )
 
 
+# The payloads read less often, by type (the hot ones are told apart in `decode_view`).
 _PAYLOADS: dict[str, Any] = {
-    "message": _message,
-    "decision": _decision,
-    "call_started": _call_started,
-    "tool_result": _tool_result,
     "run_started": _run_started,
     "run_ended": _run_ended,
 }
@@ -329,14 +314,28 @@ def decode_view(line: bytes, number: int) -> Entry | None:
         view = _decode(line)
     except _NOT_TAKEN:
         return None
-    make = _PAYLOADS.get(view.type)
-    if make is None:
-        return None
-    payload = make(view)
+    kind = view.type
+    payload: Any
+    # by how many lines of each type a log holds, most first
+    if kind == "tool_result":
+        payload = _tool_result(view)
+    elif kind == "decision":
+        payload = view.decision
+        if payload is not None and memoryview(payload.reason)[0] not in _TEXT:
+            return None
+    elif kind == "call_started":
+        payload = view.call_started
+    elif kind == "message":
+        payload = _message(view)
+    else:
+        make = _PAYLOADS.get(kind)
+        if make is None:
+            return None
+        payload = make(view)
     if payload is None:
         return None
     try:
         time_unix_nano, offset = parse_rfc3339(view.time)
     except ValueError:
         return None
-    return _new_entry(view.seq, time_unix_nano, view.type, payload, offset, number)
+    return _new_entry(view.seq, time_unix_nano, kind, payload, offset, number)

@@ -34,6 +34,7 @@ loud: the options ``warnings`` and ``open_calls`` (a ``RecordingCalls``), and th
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, cast
 
 from .._errors import LogStructureWarning
@@ -68,6 +69,10 @@ _RUN_TYPES = frozenset(
 
 
 _new_turn = fast_maker(Turn)
+
+
+#: A run's tool calls are in the order of the entries that open them.
+_OPEN_ORDER = attrgetter("open_seq", "open_index")
 
 
 _new_failed = fast_maker(FailedCall)
@@ -217,6 +222,7 @@ class SessionFold:
         self.sink = warnings if warnings is not None else Warnings(name)
         self._last_seq: int | None = None
         self._label_set: set[str] = set()
+        self._sorted_labels: tuple[str, ...] | None = ()  # the set, sorted; None: to sort
         self.label_sources: dict[str, LabelSource] = {}
         self.pins: dict[str, str] = {}
         self._totals = [0, 0, 0, 0]  # the four counts of every model call so far
@@ -245,7 +251,10 @@ class SessionFold:
     @property
     def labels(self) -> tuple[str, ...]:
         """The labels the session holds now, sorted."""
-        return tuple(sorted(self._label_set))
+        labels = self._sorted_labels
+        if labels is None:
+            labels = self._sorted_labels = tuple(sorted(self._label_set))
+        return labels
 
     @property
     def warnings(self) -> list[str]:
@@ -295,6 +304,7 @@ class SessionFold:
         for label in labels:
             if label not in self._label_set:
                 self._label_set.add(label)
+                self._sorted_labels = None
                 self.label_sources[label] = source
 
     def _add_late_labels(self, labels: Iterable[str], source: LabelSource) -> None:
@@ -304,6 +314,7 @@ class SessionFold:
         for label in labels:
             if label not in self._label_set:
                 self._label_set.add(label)
+                self._sorted_labels = None
                 sources[label] = source
             elif sources[label].seq > source.seq:
                 sources[label] = source
@@ -361,6 +372,7 @@ class SessionFold:
         try:
             fold._last_seq = snapshot["last_seq"]
             fold._label_set = set(snapshot["labels"])
+            fold._sorted_labels = None
             fold.label_sources = {
                 label: LabelSource(kind, seq, tool, call_id)
                 for label, kind, seq, tool, call_id in snapshot["label_sources"]
@@ -517,21 +529,31 @@ class SessionFold:
         model = payload.model or native_model
         request_model = native_model or payload.model
         calls = payload.message.tool_calls
+        seq = entry.seq
+        when = entry.time_unix_nano
+        start = run.last_time  # _call_start, inline: this is the hot path
+        if run.prev_wait_ns is not None:
+            start += run.prev_wait_ns
+        usage = payload.usage
         run.turns.append(
             _new_turn(
-                entry.seq,
-                entry.time_unix_nano,
-                self._call_start(run, entry),
+                seq,
+                when,
+                start if start < when else when,
                 provider,
                 request_model,
                 model,
                 payload.stop,
-                payload.usage,
+                usage,
                 tuple([c.id for c in calls]),
                 index,
             )
         )
-        self._count(payload.usage)
+        totals = self._totals  # _count, inline
+        totals[0] += usage.input_tokens
+        totals[1] += usage.output_tokens
+        totals[2] += usage.cache_read_tokens
+        totals[3] += usage.cache_write_tokens
         self._provider, self._request_model = provider, request_model
         self._turned = True
         if run.unresolved:
@@ -548,10 +570,11 @@ class SessionFold:
                     request_model,
                 )
             run.unresolved.clear()
+        open_calls = self._open_calls
         for index, c in enumerate(calls):
-            call = _Call(c.id, c.name, entry.seq, index)
-            self._open_calls[c.id] = call
-            run.calls[c.id] = _RunCall(call, entry.seq, index, entry.time_unix_nano)
+            call = _Call(c.id, c.name, seq, index)
+            open_calls[c.id] = call
+            run.calls[c.id] = _RunCall(call, seq, index, when)
 
     def _failed(self, run: _RunFold, entry: Entry, payload: ModelErrorEntry) -> None:
         if not self._turned:
@@ -657,7 +680,7 @@ class SessionFold:
                     rc.model_calls,
                 )
             )
-        records.sort(key=lambda r: (r.open_seq, r.open_index))
+        records.sort(key=_OPEN_ORDER)
         providers = {t.provider for t in run.turns} | {f.provider for f in run.failed}
         models = (
             {t.request_model for t in run.turns}

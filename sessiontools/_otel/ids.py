@@ -16,15 +16,30 @@ and an eval can compute a run's ids without exporting (``run_trace_id``, ``run_s
 
 from __future__ import annotations
 
-import hashlib
+from collections.abc import Callable
+from typing import Any
 
 from .._errors import InvalidIdError
 
 __all__ = ["parse_span_id", "parse_trace_id", "run_span_id", "run_trace_id", "span_id"]
 
 
+def _load_sha256(data: bytes) -> Any:
+    """``hashlib.sha256``, loaded with the first id (OpenSSL takes milliseconds to load: not
+    for a log without runs)."""
+    global _new_sha256
+    import hashlib
+
+    _new_sha256 = hashlib.sha256
+    return _new_sha256(data)
+
+
+_new_sha256: Callable[[bytes], Any] = _load_sha256
+
+
 def _sha256(text: str) -> bytes:
-    return hashlib.sha256(text.encode("utf-8")).digest()
+    digest: bytes = _new_sha256(text.encode("utf-8")).digest()
+    return digest
 
 
 def _nonzero(ident: bytes) -> bytes:

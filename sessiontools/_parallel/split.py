@@ -32,7 +32,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
-import pickle
 import signal
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
@@ -41,7 +40,14 @@ from typing import IO, Any, Protocol
 
 from .._errors import LogError
 from .._log.entries import Entry, RunStartedEntry
-from .._log.reader import MAX_LINE_BYTES, ClosingLine, LogReader, ReadPosition, same_line
+from .._log.reader import (
+    MAX_LINE_BYTES,
+    READ_BUFFER_BYTES,
+    ClosingLine,
+    LogReader,
+    ReadPosition,
+    same_line,
+)
 from .._log.warnings import Record, Warnings
 from .._model.fold import RecordingCalls, SessionFold, iter_runs
 from .._model.runs import Run
@@ -107,7 +113,7 @@ def read_tail(
     tail = _Tail()
     sink = Warnings(name, record=True)
     calls = RecordingCalls()
-    with open(path, "rb") as f:
+    with open(path, "rb", buffering=READ_BUFFER_BYTES) as f:
         f.seek(cut)
         reader = reader_type(
             f,
@@ -161,6 +167,8 @@ class _Child:
         max_line_bytes: int | None = MAX_LINE_BYTES,
         reader_type: type[LogReader] = LogReader,
     ) -> None:
+        import pickle  # here, before the fork: only a large log is read in two
+
         self._receive, send = os.pipe()
         # Objects alive now are left alone by the collector, in both processes: it would touch
         # them, and each page it touches gets copied (copy on write). Unless a caller froze
@@ -201,6 +209,8 @@ class _Child:
             raise
 
     def result(self) -> _Tail | None:
+        import pickle
+
         with os.fdopen(self._receive, "rb") as pipe:
             self._receive = -1
             received = pipe.read()

@@ -26,6 +26,8 @@ import urllib.parse
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from .names import COMPRESSIONS, PROTOCOLS
+
 __all__ = [
     "DEFAULT_ENDPOINT",
     "DEFAULT_MAX_REQUEST_BYTES",
@@ -42,8 +44,6 @@ DEFAULT_TIMEOUT_SECONDS = 10.0
 #: Requests are kept under this many bytes before compression (4 MiB, the usual limit of
 #: collectors and backends).
 DEFAULT_MAX_REQUEST_BYTES = 4 * 1024 * 1024
-PROTOCOLS = ("http/protobuf", "http/json")
-COMPRESSIONS = ("gzip", "none")
 
 # RFC 7230 token: what a header name may be.
 _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
