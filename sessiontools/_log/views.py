@@ -21,10 +21,10 @@ left to it:
 
 The payloads of the entries most lines hold (``message``, ``decision``, ``call_started``,
 ``tool_result``) are the views themselves (``MessageView``...): what the fold reads of each, by
-the same names. ``run_started`` and ``run_ended`` become their ``RunStartedEntry`` and
-``Outcome``; the other types (``model_error``, ``labels``, ``pins``, an unknown type), and a
-``run_ended`` holding an error, go the checked way. Each ``Entry`` still says its ``type``,
-which the fold and the export limits read to tell payloads apart.
+the same names. The others become their payload types (``RunStartedEntry``, ``Outcome``,
+``ModelErrorEntry``, ``LabelsEntry``, ``PinsEntry``); an unknown type goes the checked way.
+Each ``Entry`` still says its ``type``, which the fold and the export limits read to tell
+payloads apart.
 
 The entries are not for the caller's use: only the exporters read this way, and the runs they
 fold are the same (``tests/log/test_views.py`` compares both ways, line by line).
@@ -32,14 +32,28 @@ fold are the same (``tests/log/test_views.py`` compares both ways, line by line)
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Annotated, Any
 
 import msgspec
 from msgspec import Meta, Raw, Struct
 
 from .._fast import fast_maker
-from .entries import NIL, ZERO_USAGE, Entry, Outcome, Refusal, RunStartedEntry, Usage
-from .times import parse_rfc3339
+from .entries import (
+    NIL,
+    NIL_MAP,
+    ZERO_USAGE,
+    Entry,
+    LabelsEntry,
+    ModelError,
+    ModelErrorEntry,
+    Outcome,
+    PinsEntry,
+    Refusal,
+    RunStartedEntry,
+    Usage,
+)
+from .times import ZERO_TIME_UNIX_NANO, parse_rfc3339
 
 __all__ = [
     "CallStartedView",
@@ -145,6 +159,21 @@ class _ModelUsageView(Struct, gc=False):
     usage: Usage | None = None
 
 
+class _SourceView(Struct, gc=False):
+    title: Raw = _EMPTY
+    ref: Raw = _EMPTY
+
+
+class _DisplayView(Struct, gc=False):
+    """What a result showed the operator: only checked, as the export reads none of it."""
+
+    title: Raw = _EMPTY
+    body: Raw = _EMPTY
+    labels: tuple[str, ...] | None = None
+    sources: list[_SourceView] | None = None
+    ref: Raw = _EMPTY
+
+
 class ToolResultView(Struct, forbid_unknown_fields=True, gc=False):
     """A ``tool_result`` entry's payload (``ToolResultEntry``); ``usage``: the model calls the
     tool made, by ``ModelUsage``'s names."""
@@ -153,7 +182,7 @@ class ToolResultView(Struct, forbid_unknown_fields=True, gc=False):
     labels: tuple[str, ...] = ()
     log: Raw = _EMPTY
     usage: tuple[_ModelUsageView, ...] = ()
-    display: Raw = _NULL
+    display: _DisplayView | None = None
 
 
 class _RunStartedView(Struct, forbid_unknown_fields=True, gc=False):
@@ -166,10 +195,33 @@ class _RefusalView(Struct, gc=False):
     labels: tuple[str, ...] | None = None
 
 
+class _ModelErrorView(Struct, gc=False):
+    kind: str = ""
+    message: str = ""
+    status: Int64 = 0
+    retry_after: str | None = None
+    resets_at: str | None = None
+
+
+class _ModelErrorEntryView(Struct, forbid_unknown_fields=True, gc=False):
+    error: _ModelErrorView | None = None
+    retry: bool = False
+    wait_ms: Int64 = 0
+
+
+class _LabelsView(Struct, forbid_unknown_fields=True, gc=False):
+    labels: tuple[str, ...] | None = None
+    source: str = ""
+
+
+class _PinsView(Struct, forbid_unknown_fields=True, gc=False):
+    pins: dict[str, str] | None = None
+
+
 class _OutcomeView(Struct, forbid_unknown_fields=True, gc=False):
     reason: str = ""
     text: str = ""
-    error: Raw = _NULL
+    error: _ModelErrorView | None = None
     limit: str = ""
     forbidden: tuple[str, ...] | None = None
     refused: list[_RefusalView] | None = None
@@ -188,10 +240,10 @@ class _EntryView(Struct, forbid_unknown_fields=True, gc=False):
     decision: DecisionView | None = None
     call_started: CallStartedView | None = None
     tool_result: ToolResultView | None = None
-    model_error: Raw = _NULL
+    model_error: _ModelErrorEntryView | None = None
     run_ended: _OutcomeView | None = None
-    labels: Raw = _NULL
-    pins: Raw = _NULL
+    labels: _LabelsView | None = None
+    pins: _PinsView | None = None
 
 
 def _usage(usage: Usage | None) -> Usage | None:
@@ -235,9 +287,23 @@ def _tool_result(line: _EntryView) -> ToolResultView | None:
         or payload.result is None
         or memoryview(payload.result.content)[0] not in _TEXT
         or memoryview(payload.log)[0] not in _TEXT
-        or memoryview(payload.display)[0] != _N  # a display: the checked decoder reads it
     ):
         return None
+    display = payload.display
+    if display is not None:
+        if (
+            memoryview(display.title)[0] not in _TEXT
+            or memoryview(display.body)[0] not in _TEXT
+            or memoryview(display.ref)[0] not in _TEXT
+        ):
+            return None
+        if display.sources:
+            for source in display.sources:
+                if (
+                    memoryview(source.title)[0] not in _TEXT
+                    or memoryview(source.ref)[0] not in _TEXT
+                ):
+                    return None
     if payload.usage:
         for model_usage in payload.usage:
             usage = _usage(model_usage.usage)
@@ -248,6 +314,9 @@ def _tool_result(line: _EntryView) -> ToolResultView | None:
 
 
 _new_run_started = fast_maker(RunStartedEntry)
+_new_model_error = fast_maker(ModelError)
+_new_model_error_entry = fast_maker(ModelErrorEntry)
+_new_labels = fast_maker(LabelsEntry)
 _new_outcome = fast_maker(Outcome)
 _new_refusal = fast_maker(Refusal)
 _new_entry = fast_maker(Entry)
@@ -260,13 +329,71 @@ def _run_started(line: _EntryView) -> RunStartedEntry | None:
     return _new_run_started(payload.prompt)
 
 
+def _model_error(error: _ModelErrorView | None) -> ModelError | None:
+    """A model error as the checked decoders read it; ``None`` for a time that is not one."""
+    if error is None:
+        return _new_model_error("", "", 0, None, None, 0, 0)
+    retry_after = resets_at = None
+    retry_after_offset = resets_at_offset = 0
+    try:
+        if error.retry_after is not None:
+            retry_after, retry_after_offset = parse_rfc3339(error.retry_after)
+            if retry_after == ZERO_TIME_UNIX_NANO:  # Go's zero time: not set
+                retry_after, retry_after_offset = None, 0
+        if error.resets_at is not None:
+            resets_at, resets_at_offset = parse_rfc3339(error.resets_at)
+            if resets_at == ZERO_TIME_UNIX_NANO:
+                resets_at, resets_at_offset = None, 0
+    except ValueError:
+        return None
+    return _new_model_error(
+        error.kind,
+        error.message,
+        error.status,
+        retry_after,
+        resets_at,
+        retry_after_offset,
+        resets_at_offset,
+    )
+
+
+def _model_error_entry(line: _EntryView) -> ModelErrorEntry | None:
+    payload = line.model_error
+    if payload is None:
+        return None
+    error = _model_error(payload.error)
+    if error is None:
+        return None
+    return _new_model_error_entry(error, payload.retry, payload.wait_ms)
+
+
+def _labels(line: _EntryView) -> LabelsEntry | None:
+    payload = line.labels
+    if payload is None:
+        return None
+    labels = NIL if payload.labels is None else payload.labels
+    return _new_labels(labels, payload.source)
+
+
+def _pins(line: _EntryView) -> PinsEntry | None:
+    payload = line.pins
+    if payload is None:
+        return None
+    return PinsEntry(NIL_MAP if payload.pins is None else MappingProxyType(payload.pins))
+
+
 def _run_ended(line: _EntryView) -> Outcome | None:
     payload = line.run_ended
-    if payload is None or memoryview(payload.error)[0] != _N:
-        return None  # an error: the checked decoder reads it
+    if payload is None:
+        return None
     usage = _usage(payload.usage)
     if usage is None:
         return None
+    error = None
+    if payload.error is not None:
+        error = _model_error(payload.error)
+        if error is None:
+            return None
     refused: tuple[Refusal, ...] = ()
     if payload.refused:
         refused = tuple(
@@ -281,7 +408,7 @@ def _run_ended(line: _EntryView) -> Outcome | None:
         payload.turns,
         usage,
         payload.text,
-        None,
+        error,
         payload.limit,
         forbidden,
         refused,
@@ -292,6 +419,9 @@ def _run_ended(line: _EntryView) -> Outcome | None:
 _PAYLOADS: dict[str, Any] = {
     "run_started": _run_started,
     "run_ended": _run_ended,
+    "model_error": _model_error_entry,
+    "labels": _labels,
+    "pins": _pins,
 }
 
 _decode = msgspec.json.Decoder(_EntryView).decode

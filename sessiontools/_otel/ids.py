@@ -83,8 +83,13 @@ def _span_key_prefix(trace_id: bytes, conversation_id: str) -> str:
     return f"agentloop/span/{trace_id.hex()}/{conversation_id}/"
 
 
+_ZERO_SPAN_ID = bytes(8)
+
+
 def _span_id(prefix: str, span: str, seq: int, index: int) -> bytes:
-    return _nonzero(_sha256(f"{prefix}{span}/{seq}/{index}")[:8])
+    # _nonzero(_sha256(...)[:8]), inline: one call for each span
+    ident: bytes = _new_sha256(f"{prefix}{span}/{seq}/{index}".encode()).digest()[:8]
+    return ident if ident != _ZERO_SPAN_ID else ident[:-1] + b"\x01"
 
 
 def span_id(trace_id: bytes, conversation_id: str, span: str, seq: int, index: int = 0) -> bytes:

@@ -44,6 +44,10 @@ _FRAGMENTS: dict[tuple[str, AttributeValue], bytes] = {}
 _NAMES: dict[str, bytes] = {}
 
 
+# An integer attribute's JSON, with ``%d`` for its value, by key.
+_INT_TEMPLATES: dict[str, bytes] = {}
+
+
 def _key_prefix(key: str) -> bytes:
     prefix = _KEY_PREFIX.get(key)
     if prefix is None:
@@ -58,7 +62,13 @@ def _fragment(pair: tuple[str, AttributeValue]) -> bytes:
     if type(value) is int:
         if not _INT64_MIN <= value <= _INT64_MAX:
             raise ValueError(f"{key} = {value} does not fit an OTLP intValue (signed 64 bits)")
-        return _key_prefix(key) + b'{"intValue":"%d"}}' % value
+        template = _INT_TEMPLATES.get(key)
+        if template is None:
+            prefix = _key_prefix(key).replace(b"%", b"%%")
+            template = _INT_TEMPLATES[key] = prefix + b'{"intValue":"%d"}}'
+        return template % value
+    if type(value) is str and key == "gen_ai.tool.call.id":
+        return _key_prefix(key) + b'{"stringValue":' + orjson.dumps(value) + b"}}"
     if isinstance(value, bool):
         out = _key_prefix(key) + (b'{"boolValue":true}}' if value else b'{"boolValue":false}}')
     elif isinstance(value, int):  # a subclass of int (not from a log)
@@ -66,7 +76,7 @@ def _fragment(pair: tuple[str, AttributeValue]) -> bytes:
     elif isinstance(value, str):
         out = _key_prefix(key) + b'{"stringValue":' + orjson.dumps(value) + b"}}"
         if key == "gen_ai.tool.call.id":
-            return out
+            return out  # a subclass of str
     else:
         values = [{"stringValue": s} for s in value]
         array = orjson.dumps({"arrayValue": {"values": values} if values else {}})

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Generic, TypeAlias, TypeVar
 
 from .._fast import fast_maker
 from .._log.entries import ModelError, Usage
 from .._log.limits import check_run
 from .._model.runs import Run
-from .._model.usage import to_otel
+from .._model.usage import inclusive_input_tokens
 from .ids import _span_id, _span_key_prefix, _trace_id, check_parents
 
 __all__ = [
@@ -87,14 +88,14 @@ _new_span = fast_maker(Span)
 
 def _add_usage(attrs: list[tuple[str, AttributeValue]], usage: Usage) -> None:
     # The conventions count cached tokens as input; agentloop's input_tokens is the uncached
-    # part (the conversion lives in _model.usage).
-    otel = to_otel(usage)
-    attrs.append(("gen_ai.usage.input_tokens", otel.input_tokens))
-    attrs.append(("gen_ai.usage.output_tokens", otel.output_tokens))
-    if otel.cache_read_input_tokens:
-        attrs.append(("gen_ai.usage.cache_read.input_tokens", otel.cache_read_input_tokens))
-    if otel.cache_creation_input_tokens:
-        attrs.append(("gen_ai.usage.cache_creation.input_tokens", otel.cache_creation_input_tokens))
+    # part (the conversion lives in _model.usage: to_otel, whose other three counts are
+    # agentloop's as they are, read here without making an OTelUsage for each span).
+    attrs.append(("gen_ai.usage.input_tokens", inclusive_input_tokens(usage)))
+    attrs.append(("gen_ai.usage.output_tokens", usage.output_tokens))
+    if usage.cache_read_tokens:
+        attrs.append(("gen_ai.usage.cache_read.input_tokens", usage.cache_read_tokens))
+    if usage.cache_write_tokens:
+        attrs.append(("gen_ai.usage.cache_creation.input_tokens", usage.cache_write_tokens))
 
 
 def trace_spans(
@@ -293,7 +294,7 @@ def run_items(ctx: _RunContext[T], run: Run) -> _Keyed[T]:
     _turn_spans(ctx, run, keyed)
     _failed_spans(ctx, run, keyed)
     _tool_spans(ctx, run, keyed)
-    keyed.sort(key=_first)
+    keyed.sort(key=_FIRST)
     return keyed
 
 
@@ -341,8 +342,9 @@ def _agent_span(ctx: _RunContext[T], run: Run) -> tuple[_Order, T]:
 
 def _turn_spans(ctx: _RunContext[T], run: Run, keyed: _Keyed[T]) -> None:
     """A ``chat`` span for each turn (a successful model call)."""
+    prefix, conv, run_id, span_of, add = ctx.prefix, ctx.conv, ctx.run_id, ctx.span, keyed.append
     for t in run.turns:
-        attrs = [_OP_CHAT, ctx.conv]
+        attrs = [_OP_CHAT, conv]
         if t.provider:
             attrs.append(("gen_ai.provider.name", t.provider))
         if t.request_model:
@@ -352,16 +354,16 @@ def _turn_spans(ctx: _RunContext[T], run: Run, keyed: _Keyed[T]) -> None:
         if t.stop:
             attrs.append(("gen_ai.response.finish_reasons", (t.stop,)))
         _add_usage(attrs, t.usage)
-        span = ctx.span(
-            _span_id(ctx.prefix, "chat", t.seq, 0),
-            ctx.run_id,
-            _chat_name(t.request_model),
+        span = span_of(
+            _span_id(prefix, "chat", t.seq, 0),
+            run_id,
+            "chat " + t.request_model if t.request_model else "chat",
             SPAN_KIND_CLIENT,
             t.start_time_unix_nano,
             t.time_unix_nano,
             attrs,
         )
-        keyed.append(((t.start_time_unix_nano, t.seq, 1, 0), span))
+        add(((t.start_time_unix_nano, t.seq, 1, 0), span))
 
 
 def _failed_spans(ctx: _RunContext[T], run: Run, keyed: _Keyed[T]) -> None:
@@ -395,16 +397,17 @@ def _failed_spans(ctx: _RunContext[T], run: Run, keyed: _Keyed[T]) -> None:
 def _tool_spans(ctx: _RunContext[T], run: Run, keyed: _Keyed[T]) -> None:
     """An ``execute_tool`` span for each tool call, and under it a ``chat`` span for each
     model call the tool made."""
+    prefix, conv, run_id, span_of, add = ctx.prefix, ctx.conv, ctx.run_id, ctx.span, keyed.append
     for c in run.tool_calls:
         # a call settled by a later run is keyed on that run's tool_result (index 0)
         if c.resumed and c.result_seq is not None:
             key_seq, key_index = c.result_seq, 0
         else:
             key_seq, key_index = c.open_seq, c.open_index
-        tool_id = _span_id(ctx.prefix, "execute_tool", key_seq, key_index)
+        tool_id = _span_id(prefix, "execute_tool", key_seq, key_index)
         attrs = [
             _OP_TOOL,
-            ctx.conv,
+            conv,
             ("gen_ai.tool.name", c.tool),
             ("gen_ai.tool.call.id", c.call_id),
             _TOOL_TYPE,
@@ -426,10 +429,10 @@ def _tool_spans(ctx: _RunContext[T], run: Run, keyed: _Keyed[T]) -> None:
         attrs.append(("agentloop.call.labels", c.labels))
         attrs.append(("agentloop.call.resumed", c.resumed))
         start, end = c.start_time_unix_nano, c.end_time_unix_nano
-        span = ctx.span(
+        span = span_of(
             tool_id,
-            ctx.run_id,
-            f"execute_tool {c.tool}" if c.tool else "execute_tool",
+            run_id,
+            "execute_tool " + c.tool if c.tool else "execute_tool",
             SPAN_KIND_INTERNAL,
             start,
             end,
@@ -437,18 +440,18 @@ def _tool_spans(ctx: _RunContext[T], run: Run, keyed: _Keyed[T]) -> None:
             STATUS_CODE_ERROR if error else STATUS_CODE_UNSET,
             _TOOL_ERRORS.get(error, ""),
         )
-        keyed.append(((start, key_seq, 2, key_index), span))
+        add(((start, key_seq, 2, key_index), span))
         if not c.model_calls:
             continue
         result_seq = c.result_seq if c.result_seq is not None else c.open_seq
         for m in c.model_calls:
-            attrs = [_OP_CHAT, ctx.conv]
+            attrs = [_OP_CHAT, conv]
             if m.model:
                 attrs.append(("gen_ai.request.model", m.model))
                 attrs.append(("gen_ai.response.model", m.model))
             _add_usage(attrs, m.usage)
-            span = ctx.span(
-                _span_id(ctx.prefix, "tool_chat", result_seq, m.index),
+            span = span_of(
+                _span_id(prefix, "tool_chat", result_seq, m.index),
                 tool_id,
                 _chat_name(m.model),
                 SPAN_KIND_CLIENT,
@@ -456,15 +459,15 @@ def _tool_spans(ctx: _RunContext[T], run: Run, keyed: _Keyed[T]) -> None:
                 end,
                 attrs,
             )
-            keyed.append(((start, result_seq, 3, m.index), span))
+            add(((start, result_seq, 3, m.index), span))
 
 
 def _chat_name(model: str) -> str:
     return f"chat {model}" if model else "chat"
 
 
-def _first(item: tuple[_Order, object]) -> _Order:
-    return item[0]
+#: A span's order key, first in each ``(order, span)`` pair.
+_FIRST = itemgetter(0)
 
 
 _TOOL_ERRORS = {
