@@ -142,3 +142,54 @@ def test_sessiontools_otel_loads_neither_pandas_nor_genai_prices() -> None:
     }
     assert not {m for m in loaded if m.startswith("sessiontools._write")}
     assert "sessiontools._send.send" not in loaded  # sending loads only to send
+
+
+def _otel_loads(log: Path) -> set[str]:
+    return _modules_loaded_by(
+        "import sys, io\n"
+        "from sessiontools._cli.main import main\n"
+        "sys.stdout = io.TextIOWrapper(io.BytesIO())\n"
+        f"assert main(['otel', {str(log)!r}]) == 0\n"
+        "sys.stdout = sys.__stdout__"
+    )
+
+
+# What `sessiontools otel` needs only for some logs: the checked decoders and the payload types
+# they make (a line the typed decoding leaves), sending, and reading a log in two.
+CHECKED = {
+    "sessiontools._log.content",
+    "sessiontools._log.decode",
+    "sessiontools._log.gomerge",
+    "sessiontools._log.rawjson",
+    "sessiontools._log.encode",
+}
+
+
+def test_sessiontools_otel_on_a_log_agentloop_wrote_loads_no_checked_decoder() -> None:
+    """Every line of a log as agentloop writes it is decoded the typed way, so the checked
+    decoders and the 13 payload types of content (a dataclass each, which takes time to make)
+    are not loaded; nor is anything of sending, nor pickle (only for a log read in two)."""
+    loaded = _otel_loads(SESSIONS / "13_labels_and_pins.jsonl")
+    assert "sessiontools._log.views" in loaded
+    assert not loaded & CHECKED, sorted(loaded & CHECKED)
+    assert {m for m in loaded if m.startswith("sessiontools._send.")} == {
+        "sessiontools._send.names"
+    }
+    assert "pickle" not in loaded
+
+
+def test_sessiontools_otel_on_an_empty_log_loads_neither_msgspec_nor_hashlib() -> None:
+    """Typed decoding (msgspec) loads with the first line, the span ids' hash with the first
+    span: an empty log needs neither."""
+    loaded = _otel_loads(SESSIONS / "14_empty.jsonl")
+    assert not loaded & {"msgspec", "sessiontools._log.views", "hashlib", "_hashlib"}
+    assert not loaded & CHECKED
+
+
+def test_a_line_the_typed_decoding_leaves_loads_the_checked_decoders(tmp_path: Path) -> None:
+    log = tmp_path / "future.jsonl"
+    log.write_bytes(
+        b'{"seq":1,"time":"2026-10-18T09:30:01Z","type":"checkpoint","checkpoint":{}}\n'
+    )
+    loaded = _otel_loads(log)
+    assert {"sessiontools._log.decode", "sessiontools._log.content"} <= loaded

@@ -16,31 +16,33 @@ from types import MappingProxyType
 from typing import Any
 
 from .._fast import fast_maker
-from .entries import (
-    NIL,
-    NIL_MAP,
-    ZERO_USAGE,
+from .content import (
     CallStartedEntry,
     DecisionEntry,
     Display,
-    Entry,
-    LabelsEntry,
     Message,
     MessageEntry,
-    ModelError,
-    ModelErrorEntry,
     ModelUsage,
     Native,
-    Outcome,
     Part,
-    PinsEntry,
-    Refusal,
-    RunStartedEntry,
     Source,
     ToolCall,
     ToolResult,
     ToolResultEntry,
     UnknownEntry,
+)
+from .entries import (
+    NIL,
+    NIL_MAP,
+    ZERO_USAGE,
+    Entry,
+    LabelsEntry,
+    ModelError,
+    ModelErrorEntry,
+    Outcome,
+    PinsEntry,
+    Refusal,
+    RunStartedEntry,
     Usage,
     _new_usage,
 )

@@ -47,29 +47,31 @@ from typing import Any, TypeVar
 
 import orjson
 
-from .decode import PAYLOAD_TYPES
-from .entries import (
-    NIL,
-    NIL_MAP,
+from .content import (
     CallStartedEntry,
     DecisionEntry,
     Display,
-    Entry,
-    LabelsEntry,
     Message,
     MessageEntry,
-    ModelError,
-    ModelErrorEntry,
     ModelUsage,
-    Outcome,
     Part,
-    PinsEntry,
-    Refusal,
-    RunStartedEntry,
     Source,
     ToolResult,
     ToolResultEntry,
     UnknownEntry,
+)
+from .decode import PAYLOAD_TYPES
+from .entries import (
+    NIL,
+    NIL_MAP,
+    Entry,
+    LabelsEntry,
+    ModelError,
+    ModelErrorEntry,
+    Outcome,
+    PinsEntry,
+    Refusal,
+    RunStartedEntry,
     Usage,
 )
 from .rawjson import go_compact, go_text, loads

@@ -1,5 +1,9 @@
-"""agentloop's log entries as Python values: ``Entry``, every payload type, ``Usage`` and the
-values inside them; the types of the first stage (bytes -> entries), read by every later one.
+"""agentloop's log entries as Python values: ``Entry``, the payloads every export reads
+(``Outcome``, ``ModelError``, ``RunStartedEntry``, ``ModelErrorEntry``, ``LabelsEntry``,
+``PinsEntry``) and ``Usage``; the types of the first stage (bytes -> entries), read by every
+later one. The payloads of what a session says (messages and their parts, tool calls, decisions,
+results, an unknown entry) are in ``content``, loaded when first used: the traces export reads
+those entries as views (``views``) and never makes them. Their names are given here too.
 
 Every type here mirrors the Go type of the same name in agentloop (``Entry`` and every
 ``*Entry`` payload, ``Message``, ``Part``, ``Usage``, ``Outcome``, ``ModelError``;
@@ -17,9 +21,27 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from .._fast import fast_maker
+
+if TYPE_CHECKING:
+    from .content import (
+        CallStartedEntry,
+        DecisionEntry,
+        Display,
+        Message,
+        MessageEntry,
+        ModelUsage,
+        Native,
+        Part,
+        Payload,
+        Source,
+        ToolCall,
+        ToolResult,
+        ToolResultEntry,
+        UnknownEntry,
+    )
 
 __all__ = [
     "NIL",
@@ -49,36 +71,38 @@ __all__ = [
     "Usage",
 ]
 
+#: The names ``content`` defines, given here as well (``__getattr__``).
+_CONTENT = frozenset(
+    {
+        "CallStartedEntry",
+        "DecisionEntry",
+        "Display",
+        "Message",
+        "MessageEntry",
+        "ModelUsage",
+        "Native",
+        "Part",
+        "Payload",
+        "Source",
+        "ToolCall",
+        "ToolResult",
+        "ToolResultEntry",
+        "UnknownEntry",
+    }
+)
+
+
+def __getattr__(name: str) -> Any:
+    """A name of ``content``: that module is loaded the first time one is asked for."""
+    if name in _CONTENT:
+        from . import content
+
+        return getattr(content, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 #: A parsed JSON value: what Go keeps as ``json.RawMessage``.
 JSONValue: TypeAlias = Any
-
-
-def _same_value(a: JSONValue, b: JSONValue) -> bool:
-    """``a == b`` for parsed JSON values, also for values nested deeper than Python's
-    recursion limit (Go reads 10,000 levels), which ``==`` refuses with ``RecursionError``."""
-    try:
-        return bool(a == b)
-    except RecursionError:
-        pass
-    pending = [(a, b)]
-    while pending:
-        x, y = pending.pop()
-        if x is y:
-            continue
-        if isinstance(x, dict) and isinstance(y, dict):
-            if x.keys() != y.keys():
-                return False
-            pending.extend((x[k], y[k]) for k in x)
-        elif (isinstance(x, list) and isinstance(y, list)) or (
-            isinstance(x, tuple) and isinstance(y, tuple)
-        ):
-            if len(x) != len(y):
-                return False
-            pending.extend(zip(x, y, strict=True))
-        elif x != y:
-            return False
-    return True
 
 
 class _Nil(tuple):  # type: ignore[type-arg]
@@ -150,122 +174,6 @@ ZERO_USAGE = Usage()
 
 
 @dataclass(frozen=True, slots=True)
-class ToolCall:
-    """The model asking to run a tool: ``id``, tool ``name`` and raw JSON ``input``.
-
-    ``input`` is the parsed JSON value. ``input_json``, when set, is its JSON text as Go
-    writes it (Go's ``json.RawMessage``: the bytes as logged, compacted, with ``<``, ``>``,
-    ``&``, U+2028 and U+2029 escaped); an exact read (``LogReader(..., exact=True)``) sets it
-    so that writing the entry again gives Go's bytes, number spellings and repeated names
-    included. It is not part of ``==``.
-    """
-
-    id: str
-    name: str
-    input: JSONValue
-    input_json: bytes | None = field(default=None, compare=False, repr=False)
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not ToolCall:
-            return NotImplemented
-        assert isinstance(other, ToolCall)
-        return (
-            self.id == other.id and self.name == other.name and _same_value(self.input, other.input)
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class ToolResult:
-    """The answer to one ``ToolCall``, as the model is given it."""
-
-    call_id: str
-    content: str
-    is_error: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Part:
-    """One piece of a message. ``type`` is ``text``, ``reasoning``, ``tool_call`` or
-    ``tool_result`` and says which other field is set."""
-
-    type: str
-    text: str = ""
-    tool_call: ToolCall | None = None
-    tool_result: ToolResult | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Native:
-    """A provider's own record of an assistant turn: its ``provider`` name (such as
-    ``anthropic`` or ``openai``), the ``model`` id and its raw ``data``.
-
-    ``data`` is the parsed JSON value; ``data_json``, when set, its JSON text as Go writes
-    it (see ``ToolCall.input_json``). It is not part of ``==``.
-    """
-
-    provider: str
-    model: str
-    data: JSONValue
-    data_json: bytes | None = field(default=None, compare=False, repr=False)
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not Native:
-            return NotImplemented
-        assert isinstance(other, Native)
-        return (
-            self.provider == other.provider
-            and self.model == other.model
-            and _same_value(self.data, other.data)
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class Message:
-    """One turn of the conversation: ``role`` is ``user`` or ``assistant``."""
-
-    role: str
-    parts: tuple[Part, ...]
-    native: Native | None = None
-
-    @property
-    def tool_calls(self) -> tuple[ToolCall, ...]:
-        """The message's tool calls, in order."""
-        return tuple(p.tool_call for p in self.parts if p.tool_call is not None)
-
-    @property
-    def text(self) -> str:
-        """The message's text parts, joined."""
-        return "".join(p.text for p in self.parts if p.type == "text")
-
-
-@dataclass(frozen=True, slots=True)
-class ModelUsage:
-    """What one model call a tool made cost, and the ``model`` that served it."""
-
-    model: str
-    usage: Usage
-
-
-@dataclass(frozen=True, slots=True)
-class Source:
-    """One thing a display draws on: a ``title`` and a ``ref`` such as ``doc:notes.md``."""
-
-    title: str
-    ref: str
-
-
-@dataclass(frozen=True, slots=True)
-class Display:
-    """What a tool result showed the operator and never the model."""
-
-    title: str
-    body: str
-    labels: tuple[str, ...]
-    sources: tuple[Source, ...]
-    ref: str = ""
-
-
-@dataclass(frozen=True, slots=True)
 class ModelError:
     """A model call that failed, sorted by ``kind``.
 
@@ -299,51 +207,6 @@ class RunStartedEntry:
     """``run_started``: a run began, with the user's ``prompt`` (empty on a bare resume)."""
 
     prompt: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class MessageEntry:
-    """``message``: a message joined the conversation.
-
-    For an assistant turn it also carries why the turn ended (``stop``: ``end_turn``,
-    ``tool_use``, ``max_tokens``, ``refusal``, ``pause``), what it cost and the ``model`` that
-    served it.
-    """
-
-    message: Message
-    usage: Usage
-    stop: str = ""
-    model: str = ""
-    refusal: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class DecisionEntry:
-    """``decision``: a policy's ``verdict`` (``allow`` or ``deny``) on one call."""
-
-    call_id: str
-    tool: str
-    verdict: str
-    reason: str = ""
-    labels: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class CallStartedEntry:
-    """``call_started``: written immediately before a tool runs."""
-
-    call_id: str
-
-
-@dataclass(frozen=True, slots=True)
-class ToolResultEntry:
-    """``tool_result``: how a call ended, and the labels its result added to the session."""
-
-    result: ToolResult
-    labels: tuple[str, ...] = ()
-    log: str = ""
-    usage: tuple[ModelUsage, ...] = ()
-    display: Display | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -388,40 +251,6 @@ class PinsEntry:
     """``pins``: digests of tool definitions the session pinned, by tool name."""
 
     pins: Mapping[str, str]
-
-
-@dataclass(frozen=True, slots=True)
-class UnknownEntry:
-    """An entry of a ``type`` this version does not know, kept as parsed JSON.
-
-    ``data_json``, when set (an exact read), is the payload's JSON text, written again as it
-    was. Go's own reader drops such a payload; sessiontools keeps it, so a log copied through
-    it loses nothing a newer agentloop wrote.
-    """
-
-    type: str
-    data: JSONValue
-    data_json: bytes | None = field(default=None, compare=False, repr=False)
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not UnknownEntry:
-            return NotImplemented
-        assert isinstance(other, UnknownEntry)
-        return self.type == other.type and _same_value(self.data, other.data)
-
-
-Payload: TypeAlias = (
-    RunStartedEntry
-    | MessageEntry
-    | DecisionEntry
-    | CallStartedEntry
-    | ToolResultEntry
-    | ModelErrorEntry
-    | Outcome
-    | LabelsEntry
-    | PinsEntry
-    | UnknownEntry
-)
 
 
 @dataclass(frozen=True, slots=True)

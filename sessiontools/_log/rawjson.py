@@ -28,7 +28,8 @@ from typing import Any, TypeAlias, cast
 
 import orjson
 
-from .entries import Entry, Message, MessageEntry, UnknownEntry
+from .content import Message, MessageEntry, UnknownEntry
+from .entries import Entry
 
 __all__ = ["attach_raw", "go_compact", "go_loads", "go_text", "loads", "raw_spans"]
 

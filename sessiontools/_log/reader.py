@@ -51,12 +51,9 @@ from .._errors import (
     TornTailWarning,
     UnknownEntryWarning,
 )
-from .decode import BadEntry, decode_entry, decode_outcome
 from .entries import Entry, Outcome
-from .gomerge import decode_exact
 from .limits import HINT as _LIMIT_HINT
 from .limits import ExportLimits
-from .rawjson import TooDeepError, go_loads
 from .warnings import Warnings
 
 __all__ = [
@@ -203,6 +200,8 @@ _BINARY = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 def _problem(body: bytes, error: orjson.JSONDecodeError, fallback: ValueError) -> str:
     """What is wrong with a line that is not JSON, in a few words (``not complete JSON (...)``).
     ``fallback``: what Go's way of reading (``go_loads``, which takes invalid UTF-8) said."""
+    from .rawjson import TooDeepError
+
     binary = _BINARY.search(body)
     if binary is not None:
         at = binary.start()
@@ -520,6 +519,8 @@ class LogReader:
         limits = self._limits
         views = self.views
         decode_view: Callable[[bytes, int], Entry | None] | None = None
+        # the checked decoders, loaded for the first line that needs them
+        checked: tuple[Any, Any, type[Exception]] | None = None
 
         def on_unknown(what: str) -> None:
             if not sink.given(what):
@@ -590,6 +591,8 @@ class LogReader:
                         if offset == stop or last:
                             break
                         continue
+                    from .rawjson import go_loads  # Go's way of reading, for odd bytes
+
                     try:
                         obj = go_loads(body)
                     except ValueError as fallback:
@@ -602,6 +605,9 @@ class LogReader:
                         continue
                 if obj.__class__ is dict and "seq" in obj and "type" in obj:
                     current = line_no
+                    if checked is None:
+                        checked = _checked_decoders(exact)
+                    decode_entry, decode_exact, BadEntry = checked
                     try:
                         if exact:  # a repeated name as Go reads it, and the raw values' text
                             entry = decode_exact(obj, raw, line_no, on_unknown)
@@ -681,6 +687,20 @@ class ExportReader(LogReader):
             stop=stop,
             warnings=warnings,
         )
+
+
+def _checked_decoders(exact: bool) -> tuple[Any, Any, type[Exception]]:
+    """The checked decoders (``decode.decode_entry``, and for an exact read
+    ``gomerge.decode_exact``) and the exception they raise for a line that is not a usable
+    entry, loaded with the first line that needs them: they make the payloads of ``content``,
+    which a typed read of a log as agentloop writes it never loads."""
+    from .decode import BadEntry, decode_entry
+
+    if not exact:
+        return decode_entry, None, BadEntry
+    from .gomerge import decode_exact
+
+    return decode_entry, decode_exact, BadEntry
 
 
 def _decode_view() -> Callable[[bytes, int], Entry | None]:
@@ -798,6 +818,8 @@ def _closing_line(name: str, line: int, offset: int, obj: Any) -> ClosingLine:
             "(no reason): is this an agentloop log?",
             "give a session log (agentloop's JSON lines) or a run's transcript",
         )
+    from .decode import BadEntry, decode_outcome
+
     try:
         outcome = decode_outcome(found, "outcome")
     except BadEntry as e:

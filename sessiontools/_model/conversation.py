@@ -16,10 +16,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from .._log.entries import (
+from .._log.content import (
     CallStartedEntry,
     DecisionEntry,
-    Entry,
     Message,
     MessageEntry,
     Part,
@@ -27,6 +26,7 @@ from .._log.entries import (
     ToolResult,
     ToolResultEntry,
 )
+from .._log.entries import Entry
 
 __all__ = ["CallInfo", "Conversation", "Decision", "View", "conversation"]
 

@@ -41,22 +41,18 @@ from .._errors import LogStructureWarning
 from .._fast import fast_maker
 from .._log.entries import (
     ZERO_USAGE,
-    CallStartedEntry,
-    DecisionEntry,
     Entry,
     LabelsEntry,
-    MessageEntry,
     ModelErrorEntry,
     Outcome,
     PinsEntry,
-    ToolResultEntry,
     Usage,
 )
 from .._log.warnings import Warnings
 from .runs import _MS, FailedCall, LabelSource, Run, ToolCallRecord, ToolModelCall, Turn
 
-if TYPE_CHECKING:  # loaded when a Session first needs them: reading and exporting do not
-    pass
+if TYPE_CHECKING:  # the payloads of content; the export reads views of them
+    from .._log.content import CallStartedEntry, DecisionEntry, MessageEntry, ToolResultEntry
 
 __all__ = ["RecordingCalls", "SessionFold", "iter_runs"]
 

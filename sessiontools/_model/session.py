@@ -17,12 +17,8 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from .._errors import PinError
-from .._log.entries import (
-    Entry,
-    Message,
-    ToolCall,
-    Usage,
-)
+from .._log.content import Message, ToolCall
+from .._log.entries import Entry, Usage
 from .._log.reader import MAX_LINE_BYTES, ClosingLine, LogReader, LogSource, TornTail
 from .fold import SessionFold, iter_runs
 from .runs import LabelSource, Run, Turn

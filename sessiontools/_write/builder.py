@@ -52,31 +52,33 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any, Protocol, TypeAlias, cast
 
-from .._log.decode import PAYLOAD_TYPES
-from .._log.encode import encode_entry
-from .._log.entries import (
-    NIL_MAP,
+from .._log.content import (
     CallStartedEntry,
     DecisionEntry,
     Display,
-    Entry,
-    LabelsEntry,
     Message,
     MessageEntry,
-    ModelError,
-    ModelErrorEntry,
     ModelUsage,
     Native,
-    Outcome,
     Part,
     Payload,
-    PinsEntry,
-    Refusal,
-    RunStartedEntry,
     ToolCall,
     ToolResult,
     ToolResultEntry,
     UnknownEntry,
+)
+from .._log.decode import PAYLOAD_TYPES
+from .._log.encode import encode_entry
+from .._log.entries import (
+    NIL_MAP,
+    Entry,
+    LabelsEntry,
+    ModelError,
+    ModelErrorEntry,
+    Outcome,
+    PinsEntry,
+    Refusal,
+    RunStartedEntry,
     Usage,
 )
 from .._log.times import parse_rfc3339

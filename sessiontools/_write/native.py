@@ -14,7 +14,8 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .._log.entries import ToolCall, Usage
+from .._log.content import ToolCall
+from .._log.entries import Usage
 
 __all__ = [
     "anthropic_content",

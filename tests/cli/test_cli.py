@@ -289,7 +289,7 @@ def test_out_to_a_pipe_writes_into_it(session: Path, tmp_path: Path) -> None:
 
 
 def test_unreadable_session_exits_1(session: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(path: str, mode: str = "r") -> object:
+    def refuse(path: str, mode: str = "r", buffering: int = -1) -> object:
         raise PermissionError(13, "Permission denied")
 
     monkeypatch.setattr("sessiontools._cli.params.open", refuse, raising=False)
