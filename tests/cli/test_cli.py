@@ -907,3 +907,74 @@ def test_an_entry_written_twice_is_exported_once(session: Path) -> None:
     spans = orjson.loads(result.stdout_bytes)["resourceSpans"][0]["scopeSpans"][0]["spans"]
     assert len({span["spanId"] for span in spans}) == len(spans) == 4
     assert "line 8" in one_error_line(result) and "a copy, skipped" in result.stderr
+
+
+# -- issue 15: the command ends without the interpreter's teardown ------------------------------
+
+
+def test_the_command_exits_without_teardown_and_loses_nothing(tmp_path: Path) -> None:
+    """Once nothing is left to run at exit, the process ends with ``os._exit`` after flushing
+    the standard streams: the export, a warning and the status come out whole, through pipes
+    as to files."""
+    log = tmp_path / "torn.jsonl"
+    log.write_bytes(CRASH_AND_RESUME + b'{"seq":99,"time":"2026')
+    got = command("otel", str(log))
+    assert got.returncode == 0
+    assert got.stdout == otlp_json(log)
+    assert got.stderr.decode().count("\n") == 1 and "torn" in got.stderr.decode()
+    out = tmp_path / "out.json"
+    assert command("otel", str(log), "--out", str(out)).returncode == 0
+    assert out.read_bytes() == got.stdout
+    damaged = tmp_path / "damaged.jsonl"
+    damaged.write_bytes(b"{nope\n" + CRASH_AND_RESUME)
+    got = command("otel", str(damaged))
+    assert got.returncode == 1 and got.stdout == b""
+    assert "damaged.jsonl: line 1" in one_line(got.stderr)
+    assert command("otel", "--nope").returncode == 2
+
+
+@pytest.mark.parametrize("what", ["atexit", "thread"])
+def test_what_is_left_to_run_at_exit_still_runs(what: str, session: Path) -> None:
+    """An ``atexit`` callback, or another thread still running, means the interpreter's own
+    exit: the callback runs, the thread finishes."""
+    leftover = {
+        "atexit": "import atexit\natexit.register(lambda: print('callback', file=sys.stderr))\n",
+        "thread": (
+            "import threading, time\n"
+            "threading.Thread(target=lambda: (time.sleep(0.2), "
+            "print('callback', file=sys.stderr))).start()\n"
+        ),
+    }[what]
+    script = (
+        "import sys\n"
+        "import sessiontools._main as m\n"
+        + leftover
+        + "sys.argv = ['sessiontools', 'otel', sys.argv[1]]\n"
+        "m.run()\n"
+    )
+    got = subprocess.run(
+        [sys.executable, "-c", script, str(session)], capture_output=True, timeout=60, cwd=REPO
+    )
+    assert got.returncode == 0, got.stderr
+    assert got.stderr == b"callback\n"
+    assert got.stdout == otlp_json(session)
+
+
+def test_the_quick_exit_skips_the_teardown(session: Path, tmp_path: Path) -> None:
+    """What the quick exit is for: an object's finalizer at teardown does not run (and, in a
+    process of its own, it would run with sys.exit)."""
+    script = (
+        "import sys\n"
+        "import sessiontools._main as m\n"
+        "class Late:\n"
+        "    def __del__(self):\n"
+        "        print('teardown', file=sys.stderr)\n"
+        "late = Late()\n"
+        "sys.argv = ['sessiontools', 'otel', sys.argv[1]]\n"
+        "m.run()\n"
+    )
+    got = subprocess.run(
+        [sys.executable, "-c", script, str(session)], capture_output=True, timeout=60, cwd=REPO
+    )
+    assert got.returncode == 0 and got.stderr == b""
+    assert got.stdout == otlp_json(session)
