@@ -11,9 +11,10 @@ the session library make these values; the traces export reads those entries as 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TypeAlias
 
+from .._fast import frozen
 from .entries import (
     JSONValue,
     LabelsEntry,
@@ -69,7 +70,7 @@ def _same_value(a: JSONValue, b: JSONValue) -> bool:
     return True
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ToolCall:
     """The model asking to run a tool: ``id``, tool ``name`` and raw JSON ``input``.
 
@@ -94,7 +95,7 @@ class ToolCall:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ToolResult:
     """The answer to one ``ToolCall``, as the model is given it."""
 
@@ -103,7 +104,7 @@ class ToolResult:
     is_error: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Part:
     """One piece of a message. ``type`` is ``text``, ``reasoning``, ``tool_call`` or
     ``tool_result`` and says which other field is set."""
@@ -114,7 +115,7 @@ class Part:
     tool_result: ToolResult | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Native:
     """A provider's own record of an assistant turn: its ``provider`` name (such as
     ``anthropic`` or ``openai``), the ``model`` id and its raw ``data``.
@@ -139,7 +140,7 @@ class Native:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Message:
     """One turn of the conversation: ``role`` is ``user`` or ``assistant``."""
 
@@ -158,7 +159,7 @@ class Message:
         return "".join(p.text for p in self.parts if p.type == "text")
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ModelUsage:
     """What one model call a tool made cost, and the ``model`` that served it."""
 
@@ -166,7 +167,7 @@ class ModelUsage:
     usage: Usage
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Source:
     """One thing a display draws on: a ``title`` and a ``ref`` such as ``doc:notes.md``."""
 
@@ -174,7 +175,7 @@ class Source:
     ref: str
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Display:
     """What a tool result showed the operator and never the model."""
 
@@ -185,7 +186,7 @@ class Display:
     ref: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class MessageEntry:
     """``message``: a message joined the conversation.
 
@@ -201,7 +202,7 @@ class MessageEntry:
     refusal: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class DecisionEntry:
     """``decision``: a policy's ``verdict`` (``allow`` or ``deny``) on one call."""
 
@@ -212,14 +213,14 @@ class DecisionEntry:
     labels: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class CallStartedEntry:
     """``call_started``: written immediately before a tool runs."""
 
     call_id: str
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ToolResultEntry:
     """``tool_result``: how a call ended, and the labels its result added to the session."""
 
@@ -230,7 +231,7 @@ class ToolResultEntry:
     display: Display | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class UnknownEntry:
     """An entry of a ``type`` this version does not know, kept as parsed JSON.
 

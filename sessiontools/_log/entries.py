@@ -19,11 +19,11 @@ provider's ``native.data``) is the parsed JSON value; treat it as read-only. ``N
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from .._fast import fast_maker
+from .._fast import fast_maker, frozen
 
 if TYPE_CHECKING:
     from .content import (
@@ -129,7 +129,7 @@ NIL: tuple[Any, ...] = _Nil()
 NIL_MAP: Mapping[str, str] = MappingProxyType({})
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Usage:
     """Tokens one or more model calls counted: agentloop's ``Usage``.
 
@@ -173,7 +173,7 @@ class Usage:
 ZERO_USAGE = Usage()
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ModelError:
     """A model call that failed, sorted by ``kind``.
 
@@ -193,7 +193,7 @@ class ModelError:
     resets_at_utc_offset_seconds: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Refusal:
     """One tool result the session was not given, because it carried forbidden labels."""
 
@@ -202,14 +202,14 @@ class Refusal:
     labels: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class RunStartedEntry:
     """``run_started``: a run began, with the user's ``prompt`` (empty on a bare resume)."""
 
     prompt: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ModelErrorEntry:
     """``model_error``: one failed model call; ``retry`` says whether the loop tried again,
     after ``wait_ms`` milliseconds."""
@@ -219,7 +219,7 @@ class ModelErrorEntry:
     wait_ms: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Outcome:
     """``run_ended``: how a run ended (Go's ``Outcome``).
 
@@ -238,7 +238,7 @@ class Outcome:
     refused: tuple[Refusal, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class LabelsEntry:
     """``labels``: labels added from outside any call; ``source`` is ``seed``."""
 
@@ -246,14 +246,14 @@ class LabelsEntry:
     source: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class PinsEntry:
     """``pins``: digests of tool definitions the session pinned, by tool name."""
 
     pins: Mapping[str, str]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Entry:
     """One line of a session's log.
 

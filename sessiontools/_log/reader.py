@@ -38,7 +38,6 @@ import re
 import stat
 import zlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import IO, Any, BinaryIO, TypeAlias
 
 import orjson
@@ -51,6 +50,7 @@ from .._errors import (
     TornTailWarning,
     UnknownEntryWarning,
 )
+from .._fast import frozen
 from .entries import Entry, Outcome
 from .limits import HINT as _LIMIT_HINT
 from .limits import ExportLimits
@@ -120,7 +120,7 @@ def shown_name(name: str) -> str:
     return _SURROGATES.sub("\ufffd", name)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class TornTail:
     """The ignored last line of a log: a write cut short.
 
@@ -135,7 +135,7 @@ class TornTail:
     length: int
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ClosingLine:
     """A transcript's closing outcome line: complete JSON, but not an entry.
 
@@ -161,7 +161,7 @@ _WHITESPACE = b" \t\r\n"  # JSON's
 _Pending: TypeAlias = tuple[tuple[int, int, int, str] | None, tuple[int, int, Any] | None]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ReadPosition:
     """Where a read of a log stopped, and what a read of the lines after it needs to go on as
     one read would (``LogReader(..., start=position)``).

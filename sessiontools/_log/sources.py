@@ -14,9 +14,10 @@ import glob
 import os
 import stat
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, TypeAlias
+
+from .._fast import frozen
 
 __all__ = [
     "LOG_PATTERNS",
@@ -51,7 +52,7 @@ def default_conversation_id(name: str) -> str:
 LOG_PATTERNS = ("*.jsonl", "*.jsonl.gz")
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class LogStream:
     """A log read from a file already open in binary mode (standard input), by ``name``."""
 
@@ -66,7 +67,7 @@ class DirectoryError(OSError):
         return f"{self.filename}: cannot read the directory: {self.strerror}"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Unlisted:
     """A directory that could not be searched: reading it gives its ``DirectoryError``."""
 

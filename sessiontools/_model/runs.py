@@ -18,9 +18,9 @@ A start later than its end (a clock stepped back between two entries) is moved t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .._fast import frozen
 from .._log.entries import (
     ModelError,
     Outcome,
@@ -36,7 +36,7 @@ __all__ = ["FailedCall", "LabelSource", "Run", "ToolCallRecord", "ToolModelCall"
 _MS = 1_000_000
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Turn:
     """One successful model call: an assistant ``message`` entry.
 
@@ -67,7 +67,7 @@ class Turn:
     message_index: int
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class FailedCall:
     """One model call that failed: a ``model_error`` entry.
 
@@ -91,7 +91,7 @@ class FailedCall:
     request_model: str
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ToolModelCall:
     """A model call a tool made (``tool_result.usage[index]``): the ``model`` and its usage.
 
@@ -103,7 +103,7 @@ class ToolModelCall:
     usage: Usage
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ToolCallRecord:
     """One tool call as one run saw it.
 
@@ -151,7 +151,7 @@ class ToolCallRecord:
     model_calls: tuple[ToolModelCall, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Run:
     """One run: from ``run_started`` to its ``run_ended``, or to its last entry if it crashed.
 
@@ -200,7 +200,7 @@ class Run:
         return (self.end_time_unix_nano - self.start_time_unix_nano) / _MS
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class LabelSource:
     """The entry that first gave the session a label (Go's ``LabelSource``).
 

@@ -13,11 +13,10 @@ holds as they come (``check_run``).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from operator import itemgetter
 from typing import Generic, TypeAlias, TypeVar
 
-from .._fast import fast_maker
+from .._fast import fast_maker, frozen
 from .._log.entries import ModelError, Usage
 from .._log.limits import check_run
 from .._model.runs import Run
@@ -58,7 +57,7 @@ STATUS_CODE_ERROR = 2
 AttributeValue: TypeAlias = str | bool | int | tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Span:
     """One span, ready to encode.
 

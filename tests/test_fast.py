@@ -1,0 +1,221 @@
+"""``sessiontools._fast.frozen`` makes classes that behave as ``dataclass(frozen=True,
+slots=True)`` makes them: each class it made is compared with its twin from the standard
+decorator (same fields, defaults and methods), on construction, ``repr``, ``==``, ``hash``,
+frozen fields, pickling, copies, ``replace``, ``asdict``, signature and dataclass metadata."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import importlib
+import inspect
+import pickle
+import pkgutil
+from types import MappingProxyType
+from typing import Any
+
+import pytest
+
+import sessiontools
+from sessiontools import Usage
+from sessiontools._fast import fast_maker, frozen
+
+_GENERATED = {
+    "__init__",
+    "__repr__",
+    "__eq__",
+    "__hash__",
+    "__setattr__",
+    "__delattr__",
+    "__getstate__",
+    "__setstate__",
+    "__match_args__",
+    "__slots__",
+    "__dataclass_fields__",
+    "__dataclass_params__",
+    "__weakref__",
+    "__dict__",
+}
+
+
+def _made_by_frozen() -> list[type]:
+    """Every class of the package that ``frozen`` made (its ``__hash__`` is ``_fast``'s)."""
+    found = []
+    for info in pkgutil.walk_packages(sessiontools.__path__, "sessiontools."):
+        if info.name == "sessiontools.__main__":  # runs the command
+            continue
+        module = importlib.import_module(info.name)
+        for value in vars(module).values():
+            if (
+                isinstance(value, type)
+                and value.__module__ == module.__name__
+                and getattr(value.__hash__, "__module__", "") == "sessiontools._fast"
+            ):
+                found.append(value)
+    return found
+
+
+CLASSES = _made_by_frozen()
+
+
+def test_the_package_defines_its_types_with_frozen() -> None:
+    names = {c.__name__ for c in CLASSES}
+    assert {"Entry", "Usage", "Message", "Run", "Turn", "Span", "ReadPosition"} <= names
+    assert len(CLASSES) >= 30
+
+
+def _twin(cls: type) -> Any:
+    """The class the standard decorator makes of the same body."""
+    namespace: dict[str, Any] = {
+        "__annotations__": {f.name: f.type for f in dataclasses.fields(cls)},
+        "__module__": cls.__module__,
+        "__qualname__": cls.__qualname__,
+    }
+    for f in dataclasses.fields(cls):
+        if f.default is not dataclasses.MISSING:
+            namespace[f.name] = dataclasses.field(default=f.default, compare=f.compare, repr=f.repr)
+        elif not (f.compare and f.repr):
+            namespace[f.name] = dataclasses.field(compare=f.compare, repr=f.repr)
+    for name, value in cls.__dict__.items():
+        if (
+            name not in _GENERATED
+            and name not in namespace
+            and name not in {f.name for f in dataclasses.fields(cls)}
+        ):
+            namespace[name] = value
+    if "__eq__" in cls.__dict__ and cls.__eq__.__module__ != "sessiontools._fast":
+        namespace["__eq__"] = cls.__eq__
+    return dataclasses.dataclass(frozen=True, slots=True)(type(cls.__name__, (), namespace))
+
+
+def _value(annotation: Any, variant: int) -> Any:
+    """A value of a field's type (its annotation, a string), hashable."""
+    text = str(annotation)
+    if text.startswith("int") or text == "float":
+        return 7 + variant
+    if text.startswith("str"):
+        return f"v{variant}"
+    if text == "bool":
+        return bool(variant)
+    if text.startswith("bytes"):
+        return b"\x00\x01" if variant else b"\x02"
+    if text.startswith(("tuple", "Mapping")):
+        return ("a", "b")[: variant + 1] if "str" in text else ()
+    if text.startswith("Usage"):
+        return Usage(1, 2, variant, 4)
+    return None if variant else "raw"
+
+
+def _args(cls: type, variant: int) -> list[Any]:
+    return [_value(f.type, variant) for f in dataclasses.fields(cls)]
+
+
+@pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.__qualname__)
+def test_each_class_behaves_as_the_standard_one(cls: type) -> None:
+    twin = _twin(cls)
+    assert inspect.signature(cls) == inspect.signature(twin)
+    assert cls.__match_args__ == twin.__match_args__  # type: ignore[attr-defined]
+    assert cls.__slots__ == twin.__slots__
+    for attr in ("init", "repr", "eq", "order", "unsafe_hash", "frozen"):
+        assert getattr(cls.__dataclass_params__, attr) == getattr(  # type: ignore[attr-defined]
+            twin.__dataclass_params__, attr
+        ), attr
+    assert [(f.name, f.default, f.compare, f.repr, f.type) for f in dataclasses.fields(cls)] == [
+        (f.name, f.default, f.compare, f.repr, f.type) for f in dataclasses.fields(twin)
+    ]
+    a, b = (_args(cls, v) for v in (0, 1))
+    for args in (a, b):
+        mine, theirs = cls(*args), twin(*args)
+        assert repr(mine) == repr(theirs)
+        own_eq = cls.__eq__.__module__ != "sessiontools._fast"  # it names its class: not the twin
+        assert mine == cls(*args) if own_eq else (mine == cls(*args)) == (theirs == twin(*args))
+        assert mine.__eq__(object()) is NotImplemented
+        try:
+            expected_hash: Any = hash(theirs)
+        except TypeError as e:
+            with pytest.raises(TypeError, match=str(e)):
+                hash(mine)
+        else:
+            assert hash(mine) == expected_hash
+        for name in (f.name for f in dataclasses.fields(cls)):
+            with pytest.raises(dataclasses.FrozenInstanceError, match=name):
+                setattr(mine, name, 1)
+            with pytest.raises(dataclasses.FrozenInstanceError, match=name):
+                delattr(mine, name)
+        assert repr(pickle.loads(pickle.dumps(mine))) == repr(mine)
+        assert pickle.loads(pickle.dumps(mine)) == mine or repr(mine).count("nan")
+        assert copy.copy(mine) == mine and copy.deepcopy(mine) == mine
+        assert dataclasses.asdict(mine) == dataclasses.asdict(theirs)
+        assert dataclasses.replace(mine) == mine
+        assert fast_maker(cls)(*args) == mine
+        # the compiled __init__ keeps the signature the lazy one announced
+        assert inspect.signature(cls) == inspect.signature(twin)
+    if cls.__eq__.__module__ == "sessiontools._fast":
+        assert (cls(*a) == cls(*b)) == (twin(*a) == twin(*b))
+        assert (cls(*a) != cls(*b)) == (twin(*a) != twin(*b))
+
+
+def test_defaults_keywords_and_errors_as_the_standard_init() -> None:
+    assert Usage() == Usage(0, 0, 0, 0) and Usage(output_tokens=3).output_tokens == 3
+    with pytest.raises(TypeError):
+        Usage(1, 2, 3, 4, 5)
+    with pytest.raises(TypeError):
+        Usage(nope=1)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        Usage(1, input_tokens=1)  # type: ignore[misc]
+
+
+def test_the_first_construction_compiles_init_once() -> None:
+    @frozen
+    class Point:
+        """A point."""
+
+        x: int
+        y: int = 2
+
+    lazy = Point.__init__
+    assert Point(1).y == 2
+    compiled = Point.__init__
+    assert compiled is not lazy
+    assert Point(1, 3).y == 3 and Point.__init__ is compiled
+    assert (
+        repr(Point(x=1))
+        == "test_the_first_construction_compiles_init_once.<locals>.Point(x=1, y=2)"
+    )
+
+
+def test_a_recursive_repr_is_cut_as_the_standard_one() -> None:
+    @frozen
+    class Box:
+        """A box."""
+
+        inside: Any
+
+    items: list[Any] = []
+    box = Box(items)
+    items.append(box)
+    assert repr(box).endswith("Box(inside=[...])")
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"__annotations__": {"x": "list[int]"}, "x": dataclasses.field(default_factory=list)},
+        {"__annotations__": {"x": "int"}, "x": dataclasses.field(default=1, init=False)},
+        {"__annotations__": {"x": "int"}, "__post_init__": lambda self: None},
+        {"__annotations__": {"x": "int"}, "__init__": lambda self: None},
+    ],
+)
+def test_what_frozen_does_not_make_is_refused(body: dict[str, Any]) -> None:
+    with pytest.raises(TypeError, match="@frozen"):
+        frozen(type("C", (), {"__doc__": "C.", **body}))
+
+
+def test_a_class_without_a_docstring_is_refused() -> None:
+    with pytest.raises(TypeError, match="docstring"):
+        frozen(type("C", (), {"__annotations__": {"x": "int"}}))
+
+
+def test_mappings_and_nil_are_kept_as_given() -> None:
+    pins = sessiontools.PinsEntry(MappingProxyType({"a": "1"}))
+    assert pins.pins["a"] == "1" and pins == sessiontools.PinsEntry(MappingProxyType({"a": "1"}))
