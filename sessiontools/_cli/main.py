@@ -10,7 +10,7 @@ are in ``messages``, ``--out`` in ``output``, Ctrl-C and SIGTERM in ``signals``
 - A file name (SESSION, PATH, ``--out``, ``--prices``) may be any bytes: it is used as it is
   and shown with U+FFFD for each byte that is not UTF-8; any other flag's value must be UTF-8
   (``_Text``: a usage error names the byte).
-- ``cost`` imports pandas and genai-prices when it runs: ``otel`` never loads them.
+- ``cost`` loads numpy and genai-prices when it runs (pandas never): ``otel`` loads neither.
 """
 
 from __future__ import annotations
