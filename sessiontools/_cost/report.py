@@ -279,9 +279,8 @@ def missing_prices(calls: CallArrays, book: PriceBook) -> dict[str, tuple[str, .
     if not unpriced.any():
         return out
     codes = calls.model.codes
-    for code in sorted(set(codes[unpriced].tolist()), key=lambda c: calls.model.values[c]):
-        if code < 0:
-            continue
+    named = {code for code in codes[unpriced].tolist() if code >= 0}  # -1: no model at all
+    for code in sorted(named, key=lambda c: calls.model.values[c]):
         model = str(calls.model.values[code])
         missing = book.missing_prices(model)
         if not missing:

@@ -336,3 +336,49 @@ def test_labels_are_escaped_in_the_table(tmp_path: Path) -> None:
         text = ok(log, "--by", "label", "--format", fmt).stdout
         assert "\x1b" not in text and "\x07" not in text
         assert "evil\\x1b" in text
+
+
+#: A turn with usage and no model at all (no ``model``, no ``native``): nothing can price it.
+NO_MODEL = (
+    line(0, "run_started", {"prompt": "p"}, la(18, "09:30:00"))
+    + line(
+        1,
+        "message",
+        {
+            "message": {"role": "assistant", "parts": [{"type": "text", "text": "x"}]},
+            "usage": usage(10, 2, read=30),
+        },
+        la(18, "09:30:01"),
+    )
+    + line(2, "run_ended", outcome(u=usage(10, 2, read=30)), la(18, "09:30:02"))
+)
+
+
+def test_a_call_with_no_model_is_unpriced_not_a_traceback(tmp_path: Path) -> None:
+    """The only call names no model (no model id at all, so no model code): it is unpriced
+    and its group is `-`; the hit rate needs no price, 30 / (10 + 30) = 75.0%; the savings
+    need one: unknown. --max-cost cannot be met: nothing was priced. (Finding the prices a
+    price file leaves out looked up the missing model's name and raised IndexError.)"""
+    log = write(tmp_path, "n.jsonl", NO_MODEL)
+    _, rows, notes = parse_table(ok(log).stdout)
+    assert rows[0][0] == "-" and rows[0][COST:] == ["unpriced", "75.0%", "unknown"]
+    assert notes == [
+        ">= a lower bound: some calls could not be priced (unpriced models: (no model named))"
+    ]
+    document = as_json(log)
+    assert document["groups"][0]["model"] is None and document["missing_prices"] == {}
+    assert document["total"]["cost_usd"] is None and document["lower_bound"] is True
+    result = invoke(log, "--max-cost", "1", "--format", "csv")
+    assert result.exit_code == 3, result.stderr
+    assert result.stderr == (
+        "sessiontools cost: error: no call could be priced ((no model named)), so the total "
+        "cost cannot be known to be at most the limit of $1 (--max-cost); give their prices "
+        "with --prices\n"
+    )
+    prices = write(tmp_path, "p.json", b'{"my-model": {"input": 2, "output": 8}}')
+    assert as_json(log, "--prices", prices)["missing_prices"] == {}
+    from sessiontools import cost_report, render
+
+    assert (
+        render(cost_report(log, prices=str(prices)), "table") == ok(log, "--prices", prices).stdout
+    )
