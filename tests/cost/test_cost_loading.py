@@ -190,3 +190,60 @@ def test_reading_in_two_here_gives_the_garbage_collector_back(
     frames, _, error = cost_outcome(path, None)
     assert error is None and frames is not None and ways == ["child"]
     assert gc.isenabled()
+
+
+STAGES = """
+import sys
+sys.argv = ["sessiontools", *sys.argv[1:]]
+from sessiontools._cli.main import main
+code = main()
+stages = {".".join(name.split(".")[:2]) for name in sys.modules if name.startswith("sessiontools.")}
+print(code, *sorted(stages), file=sys.stderr)
+"""
+
+
+def test_each_command_loads_only_its_own_stages() -> None:
+    """`cost` loads none of the traces' modules (`_otel`) nor the senders' (`_send`): the
+    command line loads a command's module when it is run (it loaded every command's, and
+    `otel`'s loads its exporter and the sending settings). `otel` loads no cost module but
+    the names of the groups (checked with its imports in tests/test_public_api.py)."""
+    log = SESSIONS / "02_runs_anthropic_openai_cache.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-c", STAGES, "cost", str(log), "--format", "csv"],
+        capture_output=True,
+        text=True,
+        check=True,
+        stdin=subprocess.DEVNULL,
+    )
+    code, *stages = done.stderr.splitlines()[-1].split()
+    assert code == "0"
+    assert not [s for s in stages if s in ("sessiontools._otel", "sessiontools._send")], stages
+    assert "sessiontools._cost" in stages
+
+
+def test_a_command_s_module_is_imported_with_signals_held(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As the console script imports the command line (``sessiontools._main``): Ctrl-C and
+    SIGTERM wait while a command's module is imported, and act once it is."""
+    import importlib
+    import signal
+
+    import click
+
+    from sessiontools._cli import main as cli_main
+
+    held: list[set[signal.Signals]] = []
+    real = importlib.import_module
+
+    def importing(name: str, package: str | None = None) -> Any:
+        held.append(signal.pthread_sigmask(signal.SIG_BLOCK, set()))
+        return real(name, package)
+
+    monkeypatch.setattr(cli_main.importlib, "import_module", importing)
+    group = cli_main._Group("sessiontools")
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, set())
+    command = group.get_command(click.Context(group), "cost")
+    assert command is not None and command.name == "cost"
+    assert held and {signal.SIGINT, signal.SIGTERM} <= held[0]
+    assert signal.pthread_sigmask(signal.SIG_BLOCK, set()) == before
+    assert group.get_command(click.Context(group), "nope") is None
+    assert group.list_commands(click.Context(group)) == ["cost", "otel"]
