@@ -121,9 +121,9 @@ _SENDING = (
 )
 @click.option(
     "--max-request-bytes",
-    metavar="N",
-    type=int,
-    help="The largest request before compression (default 4 MiB).",
+    metavar="SIZE",
+    type=_Size(),
+    help="The largest request before compression (default 4 MiB; K, M, G allowed).",
 )
 @click.option(
     "--state",
@@ -303,14 +303,20 @@ def _export_many(
 
 
 class _Status:
-    """A progress line on standard error, rewritten as the send goes (only on a terminal)."""
+    """What a send says on standard error as it goes: each warning, damaged log and failed
+    request as soon as it is known (one line each), and on a terminal a progress line
+    rewritten in place; at the end (or when stopped), a summary line."""
 
     def __init__(self) -> None:
         stream = sys.stderr
         self.stream = stream if stream is not None and stream.isatty() else None
         self.shown = False
+        self.report: SendReport | None = None
+        self._said = (0, 0, 0)  # warnings, damaged logs, failures said so far
 
     def __call__(self, report: SendReport) -> None:
+        self.report = report
+        self.say_new()
         if self.stream is None:
             return
         line = (
@@ -321,10 +327,33 @@ class _Status:
         self.stream.flush()
         self.shown = True
 
+    def say_new(self) -> None:
+        report = self.report
+        if report is None:
+            return
+        warned, damaged, failed = self._said
+        new = (
+            [f"warning: {w}" for w in report.warnings[warned:]]
+            + [f"error: {d}" for d in report.damaged[damaged:]]
+            + [f"error: {f}" for f in report.failures[failed:]]
+        )
+        if new:
+            self.done()
+            for line in new:
+                _say(f"sessiontools otel: {line}")
+        self._said = (len(report.warnings), len(report.damaged), len(report.failures))
+
     def done(self) -> None:
         if self.shown and self.stream is not None:
             self.stream.write("\r\x1b[K")
             self.stream.flush()
+            self.shown = False
+
+    def summary(self) -> None:
+        self.say_new()
+        self.done()
+        if self.report is not None:
+            _say(f"sessiontools otel: {self.report.summary()}")
 
 
 def _send(
@@ -366,12 +395,9 @@ def _send(
     except OSError as e:
         status.done()
         raise _Failure(f"{sending.get('state')}: {_reason(e)}", EXIT_DAMAGED) from None
-    status.done()
-    for warning in report.warnings:
-        _say(f"sessiontools otel: warning: {warning}")
-    for problem in report.damaged:
-        _say(f"sessiontools otel: error: {problem}")
-    for failure in report.failures:
-        _say(f"sessiontools otel: error: {failure}")
-    _say(f"sessiontools otel: sent {report.summary()}")
+    except (KeyboardInterrupt, SystemExit):  # Ctrl-C, SIGTERM: what was sent, then stop
+        status.summary()
+        raise
+    status(report)
+    status.summary()
     return EXIT_OK if report.ok else EXIT_DAMAGED

@@ -115,7 +115,8 @@ def test_send_to_the_endpoint_of_the_environment(receiver: Receiver, evals: Path
     assert got.headers["authorization"] == f"Bearer {SECRET}"
     assert SECRET not in result.stderr
     summary = result.stderr.strip().splitlines()[-1]
-    assert summary.startswith("sessiontools otel: sent 2 sessions, 0 copies, ")
+    assert summary.startswith("sessiontools otel: 2 sessions read (0 copies, 0 unchanged); ")
+    assert "; 6 runs and 22 spans sent in 1 request (" in summary  # 01: 1 run, 02: 5
     want = json_to_request(
         otlp_json(evals / "case-1" / "session.jsonl", conversation_id="case-1/session")
     )
