@@ -22,7 +22,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from sessiontools import otlp_json
-from sessiontools._cli.main import output as _output
+from sessiontools._cli import output as _output
 from sessiontools._cli.main import cli, main
 from sessiontools._cli.output import _check_out, _temporary_prefix
 from tests.helpers import REPO, line, outcome, usage, user
