@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import IO, Any
 
 import click
@@ -38,6 +38,7 @@ from .messages import (
 )
 from .output import _check_out, _Output
 from .params import _MAX_LINE_HELP, _TEXT, _Size
+from .report import report as report_command
 
 __all__ = ["cli", "main"]
 
@@ -122,6 +123,14 @@ def cli() -> None:
 @click.argument("session", metavar="SESSION.jsonl")
 @click.option("--out", metavar="FILE", help="Write to FILE (atomically) instead of stdout.")
 @click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(("otlp-json", "chrome-trace")),
+    default="otlp-json",
+    show_default=True,
+    help="chrome-trace: the same spans in the Trace Event Format (Perfetto, chrome://tracing).",
+)
+@click.option(
     "--conversation-id",
     metavar="ID",
     type=_TEXT,
@@ -159,6 +168,7 @@ def cli() -> None:
 def otel(
     session: str,
     out: str | None,
+    fmt: str,
     conversation_id: str | None,
     parent_trace: str | None,
     parent_span: str | None,
@@ -168,8 +178,10 @@ def otel(
     max_line_bytes: int,
 ) -> int:
     """Export SESSION.jsonl (a session log or a run's transcript, either perhaps gzipped; - for
-    stdin) as one OTLP/JSON ExportTraceServiceRequest, like `agentloop otel`."""
+    stdin) as one OTLP/JSON ExportTraceServiceRequest, like `agentloop otel`; or in the Trace
+    Event Format (--format chrome-trace)."""
     name = session
+    export = export_otlp_json if fmt == "otlp-json" else _export_chrome_trace
     try:
         parent_trace_id = _id(parse_trace_id, parent_trace, "--parent-trace")
         parent_span_id = _id(parse_span_id, parent_span, "--parent-span")
@@ -190,7 +202,7 @@ def otel(
             # log leaves nothing behind: renamed into place for --out, copied to stdout else.
             with _Output(out) as target:
                 with _warnings_to_stderr("otel"):
-                    export_otlp_json(
+                    export(
                         source,
                         target.write,
                         conversation_id=conversation_id,
@@ -336,6 +348,13 @@ def cost(
     return EXIT_DAMAGED if report.tables.skipped else EXIT_OK
 
 
+def _export_chrome_trace(source: Any, write: Callable[[bytes], object], **options: Any) -> None:
+    """``otel --format chrome-trace``: ``export_chrome_trace``, loaded when asked for."""
+    from .._otel.chrome_trace import export_chrome_trace
+
+    export_chrome_trace(source, write, **options)
+
+
 def _time(text: str | None, flag: str) -> Any:
     from .._cost.report import parse_time
 
@@ -378,6 +397,9 @@ def _open_session(session: str) -> tuple[IO[bytes], str]:
         ) from None
     except OSError as e:
         raise _Failure(f"{session}: cannot read: {_reason(e)}", EXIT_DAMAGED) from None
+
+
+cli.add_command(report_command)
 
 
 def main(args: Sequence[str] | None = None) -> int:

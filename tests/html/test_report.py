@@ -1,0 +1,560 @@
+"""`sessiontools report`: the HTML's marks against the traces export, content kept out, escaping,
+the Content-Security-Policy, costs (hand-computed), pages, the command line. The browser tests
+are in test_report_browser.py."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import math
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+import warnings
+from collections import Counter
+from pathlib import Path
+
+import orjson
+import pytest
+from click.testing import CliRunner, Result
+from hypothesis import HealthCheck, assume, example, given, settings
+from hypothesis import strategies as st
+
+from sessiontools import (
+    LogError,
+    PriceBook,
+    Session,
+    collect_report,
+    read_costs,
+    read_session,
+    render_report_html,
+    render_report_pages,
+    report_html,
+)
+from sessiontools._cli.main import cli
+from sessiontools._html.costs import cache_hit_rate, cache_savings_usd
+from sessiontools._html.render import money, usd
+from tests.helpers import GOLDEN, REPO, SESSIONS
+from tests.html.report_logs import (
+    CONTENT_FIELDS,
+    ERROR_FIELDS,
+    Page,
+    export_spans,
+    marked_log,
+)
+from tests.parallel.test_split_edges import random_log
+
+LOGS = sorted(p for p in SESSIONS.glob("*.jsonl") if p.name != "05_damaged_middle_line.jsonl")
+#: The sample logs whose report is kept in tests/golden (tests/update_golden.py).
+GOLDEN_REPORTS = ("02_runs_anthropic_openai_cache", "03_crash_while_call_runs")
+
+PAYLOAD = (
+    '<script>window.__x=1</script>"><img src=x onerror="window.__x=1">'
+    "'><svg onload=window.__x=1></svg></textarea></pre>]]><!--"
+)
+
+
+def quiet_report(*args: object, **kwargs: object) -> bytes:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return report_html(*args, **kwargs)  # type: ignore[arg-type]
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(cli, list(args))
+
+
+def page(html: bytes) -> Page:
+    return Page(html.decode("utf-8"))
+
+
+# One mark per span of the export.
+
+
+@pytest.mark.parametrize("log", LOGS, ids=lambda p: p.stem)
+def test_every_span_has_one_mark_with_its_kind_and_id(log: Path) -> None:
+    marks = page(quiet_report(log)).marks
+    spans = export_spans(log.read_bytes(), log.stem)
+    assert Counter(marks) == Counter(spans)
+    assert len(marks) == len(spans) == len(set(spans))
+
+
+def test_one_file_of_many_sessions_and_pages_hold_every_span_once(tmp_path: Path) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        data = collect_report(SESSIONS, skip_damaged=True)
+    assert [s.problem.split(":")[0] for s in data.skipped] == [
+        os.fspath(SESSIONS / "05_damaged_middle_line.jsonl")
+    ]
+    # the overview's counts (from the frames) are the sessions' (from the spans), each run once
+    counts = data.counts
+    sessions = data.sessions
+    assert counts.runs == sum(len(s.runs) for s in sessions)
+    assert counts.crashed_runs == sum(s.crashed_runs for s in sessions) > 0
+    for name in ("tool_calls", "denied", "refused", "tool_errors", "cut_off"):
+        assert getattr(counts, name) == sum(getattr(s, name) for s in sessions) > 0, name
+    everything = Counter(span for log in LOGS for span in export_spans(log.read_bytes(), log.stem))
+    single = page(render_report_html(data))
+    assert Counter(single.marks) == everything
+    # each session links to its own section
+    links = {a.get("href") for tag, a in single.elements if tag == "a"}
+    ids = {a.get("id") for _, a in single.elements}
+    for session in data.sessions:
+        assert f"#s{session.number}" in links
+        assert f"s{session.number}" in ids
+    assert "05_damaged_middle_line.jsonl" in "".join(single.text)  # listed as skipped
+
+    pages = render_report_pages(data)
+    assert next(iter(pages)) == "index.html"
+    index = page(pages["index.html"])
+    assert index.marks == []
+    hrefs = {a.get("href") for tag, a in index.elements if tag == "a"}
+    for session in data.sessions:
+        name = next(n for n in pages if n.endswith(".html") and n[5:-5] == session.conversation_id)
+        assert name in hrefs
+        log = Path(session.name)
+        assert Counter(page(pages[name]).marks) == Counter(export_spans(log.read_bytes(), log.stem))
+    assert len(pages) == len(data.sessions) + 1
+
+
+def test_the_same_logs_give_the_same_bytes() -> None:
+    first = quiet_report(LOGS, content=True)
+    assert quiet_report(LOGS, content=True) == first
+    assert b"\r" not in first
+
+
+# The page loads nothing and runs nothing but its own script.
+
+
+def test_the_policy_allows_only_the_inline_style_and_script_by_hash() -> None:
+    parsed = page(quiet_report(SESSIONS / "02_runs_anthropic_openai_cache.jsonl"))
+    metas = [a for tag, a in parsed.elements if tag == "meta" and a.get("http-equiv")]
+    assert len(metas) == 1
+    policy = metas[0]["content"] or ""
+    directives = dict(d.strip().split(" ", 1) for d in policy.split(";"))
+    assert policy.startswith("default-src 'none';")
+    assert directives["base-uri"] == "'none'"
+    assert directives["form-action"] == "'none'"
+    (style,) = parsed.styles
+    code = [data for attrs, data in parsed.scripts if attrs.get("type") != "application/json"]
+    assert len(code) == 1
+    assert directives["style-src"] == f"'{sha256(style)}'"
+    assert directives["script-src"] == f"'{sha256(code[0])}'"
+    assert set(directives) == {"default-src", "script-src", "style-src", "base-uri", "form-action"}
+    # the meta comes before anything it governs
+    tags = [tag for tag, _ in parsed.elements]
+    assert tags.index("meta", tags.index("head")) < tags.index("style") < tags.index("script")
+    for tag, attrs in parsed.elements:
+        assert not any(name.startswith("on") for name in attrs), tag
+        for name in ("src", "href", "action", "xlink:href"):
+            value = attrs.get(name)
+            assert value is None or not re.match(r"[a-z]+:|//", value), (tag, name, value)
+
+
+def sha256(text: str) -> str:
+    return "sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
+
+
+# Content: off by default, as in the traces.
+
+
+def test_without_content_no_content_field_reaches_the_file(tmp_path: Path) -> None:
+    """Every content field of the log holds its own marker; the report holds none of them.
+    An error message shows only where the traces export it (their status message)."""
+    log = tmp_path / "marked.jsonl"
+    log.write_bytes(marked_log(lambda field: f"MARK{field.upper()}MARK"))
+    html = quiet_report(log).decode()
+    found = set(re.findall(r"MARK([A-Z_]+)MARK", html))
+    assert found.isdisjoint(f.upper() for f in CONTENT_FIELDS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        export = export_text(log)
+    for field in ERROR_FIELDS:
+        if f"MARK{field.upper()}MARK" in html:
+            assert f"MARK{field.upper()}MARK" in export, field
+    # the marks are there: the report is not empty
+    assert len(page(html.encode()).marks) == len(export_spans(log.read_bytes(), "marked"))
+
+
+def export_text(log: Path) -> str:
+    """What `sessiontools otel LOG` prints."""
+    from sessiontools import otlp_json
+
+    return otlp_json(log).decode()
+
+
+def test_with_content_the_conversation_shows(tmp_path: Path) -> None:
+    log = tmp_path / "marked.jsonl"
+    log.write_bytes(marked_log(lambda field: f"MARK{field.upper()}MARK"))
+    text = "".join(page(quiet_report(log, content=True)).text)
+    for field in (*CONTENT_FIELDS, *ERROR_FIELDS):
+        if field == "native_data":  # provider data is never shown: it repeats the content
+            assert f"MARK{field.upper()}MARK" not in text
+        else:
+            assert f"MARK{field.upper()}MARK" in text, field
+
+
+@pytest.mark.parametrize("content", [False, True], ids=["plain", "content"])
+def test_untrusted_text_is_text_everywhere(tmp_path: Path, content: bool) -> None:
+    """The payload is in every content field, the tool's name, the labels entry's source, the
+    file's name and the title: it is shown as text and never becomes markup."""
+    name = 'x"><svg onload=window.__x=1>.jsonl'
+    log = tmp_path / name
+    log.write_bytes(marked_log(lambda field: PAYLOAD, tool=PAYLOAD, source=PAYLOAD))
+    html = quiet_report(log, content=content, title=PAYLOAD)
+    parsed = page(html)
+    tags = Counter(tag for tag, _ in parsed.elements)
+    assert "img" not in tags and "textarea" not in tags
+    assert tags["script"] == 2  # the facts and the page's own script
+    for _, attrs in parsed.elements:
+        assert not any(a.startswith("on") for a in attrs)
+    text = "".join(parsed.text)
+    assert PAYLOAD in text  # the title and the tool name, at least
+    assert name in text
+    facts = parsed.facts()
+    assert PAYLOAD in facts["s"]  # the tool's name, as a string in the facts
+    assert f"execute_tool {PAYLOAD}" in facts["s"]
+    raw_facts = html.split(b'id="st-facts">')[1].split(b"</script>")[0]
+    assert b"<" not in raw_facts and b">" not in raw_facts and b"&" not in raw_facts
+    if content:
+        assert text.count(PAYLOAD) > len(CONTENT_FIELDS)
+
+
+# Costs: from the cost frames, hand-computed here.
+
+PRICES = {
+    # US dollars per million tokens
+    "model-a": {"input": 3, "output": 15, "cache_read": 0.3, "cache_write": 3.75},
+}
+
+
+def costed_log(tmp_path: Path) -> tuple[Path, Path]:
+    from sessiontools import SessionBuilder, Usage
+
+    b = SessionBuilder("2026-10-18T09:30:00+02:00", seed="costed", jitter=False)
+    b.run("go")
+    b.assistant("anthropic", "model-a", {}, text="a", usage=Usage(1000, 100, 10000, 2000))
+    b.assistant("anthropic", "model-a", {}, text="b", usage=Usage(500, 50, 0, 4000))
+    b.run_ended()
+    b.run("again")
+    b.assistant("anthropic", "zz-unknown-model", {}, text="c", usage=Usage(100, 10, 50, 0))
+    b.run_ended()
+    log = tmp_path / "costed.jsonl"
+    log.write_bytes(b.to_bytes())
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps(PRICES))
+    return log, prices
+
+
+def test_cache_savings_per_call(tmp_path: Path) -> None:
+    """Call 1 (model-a: 1,000 input, 100 output, 10,000 cache read, 2,000 cache write):
+    cost 1000*3 + 100*15 + 10000*0.3 + 2000*3.75 = 15,000 micro-dollars; with every cached
+    token as input, 13000*3 + 100*15 = 40,500: saved $0.0255.
+    Call 2 (500 input, 50 output, 4,000 cache write): cost 1500 + 750 + 15000 = 17,250; plain
+    4500*3 + 750 = 14,250: saved -$0.003 (the write premium).
+    Call 3: a model nobody prices, with cache reads: unknown (NaN)."""
+    log, prices = costed_log(tmp_path)
+    book = PriceBook(prices)
+    calls = read_costs(log, prices=book).model_calls
+    saved = cache_savings_usd(calls, book).tolist()
+    assert saved[:2] == [pytest.approx(0.0255), pytest.approx(-0.003)]
+    assert math.isnan(saved[2])
+    assert cache_hit_rate(1000, 10000, 2000) == pytest.approx(10000 / 13000)
+    assert math.isnan(cache_hit_rate(0, 0, 0))
+
+
+def test_session_costs_from_the_frames(tmp_path: Path) -> None:
+    """Cost: 15,000 + 17,250 micro-dollars priced = $0.03225, at least (one call unpriced).
+    Cache hit rate: reads over all input: (10000 + 50) / (1000 + 10000 + 2000 + 500 + 4000
+    + 100 + 50) = 10050 / 17650. Saved: unknown, since the unpriced call read the cache.
+    Run 0 costs $0.03225 exactly; run 1 is unknown (its only call is unpriced)."""
+    log, prices = costed_log(tmp_path)
+    data = collect_report(log, prices=prices)
+    (session,) = data.sessions
+    t = session.totals
+    assert t.cost.usd == pytest.approx(0.03225)
+    assert t.cost.lower_bound and t.cost.known
+    assert t.unpriced_models == ("zz-unknown-model",)
+    assert t.cache_hit_rate == pytest.approx(10050 / 17650)
+    assert math.isnan(t.cache_savings_usd)
+    run0, run1 = session.runs
+    assert run0.cost.usd == pytest.approx(0.03225) and not run0.cost.lower_bound
+    assert not run1.cost.known
+    assert money(run1.cost) == "unknown (unpriced)"
+    model_a = next(m for m in session.by_model if m.model == "model-a")
+    assert model_a.cache_savings_usd == pytest.approx(0.0255 - 0.003)
+    assert model_a.cache_hit_rate == pytest.approx(10000 / 17500)
+    # each model call's mark carries its own cost
+    chats = [m for r in session.runs for m in r.marks if m.kind == "chat"]
+    assert [c.cost.usd if c.cost else None for c in chats[:2]] == [
+        pytest.approx(0.015),
+        pytest.approx(0.01725),
+    ]
+    text = "".join(page(render_report_html(data)).text)
+    assert f"at least ${0.03225:.4f}" in text
+    assert "56.9%" in text  # 10050 / 17650 = 56.94%
+
+
+def test_money_for_a_person() -> None:
+    assert usd(0.0) == "$0"
+    assert usd(1234.5) == "$1,234.50"
+    assert usd(0.25) == "$0.2500"
+    assert usd(0.001234) == "$0.001234"
+    assert usd(-0.003) == "-$0.003000"
+    assert usd(math.nan) == "unknown"
+
+
+def test_a_run_read_twice_counts_once_overall_and_in_each_section(tmp_path: Path) -> None:
+    """The same session under two names: the overview counts its runs once (as `sessiontools
+    cost` does); each section still has all of its own costs."""
+    log, prices = costed_log(tmp_path)
+    copy = tmp_path / "copy.jsonl"
+    copy.write_bytes(log.read_bytes())
+    data = collect_report([log, copy], prices=prices)
+    first, second = data.sessions
+    assert first.totals == second.totals
+    assert data.totals.cost.usd == pytest.approx(0.03225)
+    assert data.totals.model_calls == 3
+    assert data.counts.runs == 2
+    assert [r.cost for r in first.runs] == [r.cost for r in second.runs]
+
+
+def test_a_session_object(tmp_path: Path) -> None:
+    session = read_session(SESSIONS / "01_one_run_tool.jsonl")
+    assert isinstance(session, Session)
+    html = quiet_report(session)
+    assert Counter(page(html).marks) == Counter(
+        export_spans((SESSIONS / "01_one_run_tool.jsonl").read_bytes(), "01_one_run_tool")
+    )
+
+
+# Golden files (structure: the whole page), regenerated by tests/update_golden.py.
+
+
+@pytest.mark.parametrize("stem", GOLDEN_REPORTS)
+def test_golden_report(stem: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = report_html(f"testdata/sessions/{stem}.jsonl")
+    assert got == (GOLDEN / f"{stem}.report.html").read_bytes()
+
+
+# The command line.
+
+
+def test_report_writes_report_html_by_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    log = SESSIONS / "01_one_run_tool.jsonl"
+    result = invoke("report", str(log))
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == result.stderr == ""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert (tmp_path / "report.html").read_bytes() == report_html(log)
+
+
+def test_report_to_stdout_with_a_title() -> None:
+    result = invoke(
+        "report", str(SESSIONS / "01_one_run_tool.jsonl"), "--out", "-", "--title", "<b>T</b>"
+    )
+    assert result.exit_code == 0, result.stderr
+    assert "<title>&lt;b&gt;T&lt;/b&gt;</title>" in result.stdout
+
+
+@pytest.mark.parametrize("how", ["slash", "existing"])
+def test_report_into_a_directory_writes_pages(tmp_path: Path, how: str) -> None:
+    out = tmp_path / "site"
+    if how == "existing":
+        out.mkdir()
+    target = str(out) + ("/" if how == "slash" else "")
+    logs = [
+        str(SESSIONS / "01_one_run_tool.jsonl"),
+        str(SESSIONS / "03_crash_while_call_runs.jsonl"),
+    ]
+    result = invoke("report", *logs, "--out", target)
+    assert result.exit_code == 0, result.stderr
+    assert sorted(p.name for p in out.iterdir()) == [
+        "0001-01_one_run_tool.html",
+        "0002-03_crash_while_call_runs.html",
+        "index.html",
+    ]
+    index = (out / "index.html").read_text()
+    assert 'href="0002-03_crash_while_call_runs.html"' in index
+
+
+def test_report_skips_a_damaged_log_and_says_so(tmp_path: Path) -> None:
+    out = tmp_path / "r.html"
+    result = invoke("report", str(SESSIONS), "--out", str(out))
+    assert result.exit_code == 1
+    errors = [line for line in result.stderr.splitlines() if ": error: " in line]
+    assert len(errors) == 1
+    assert "05_damaged_middle_line.jsonl: line 17 (byte 5294)" in errors[0]
+    assert errors[0].endswith("; skipped")
+    assert "Traceback" not in result.output
+    assert "05_damaged_middle_line.jsonl" in out.read_text()
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["nothing-here.jsonl"], "no log at nothing-here.jsonl"),
+        (["{log}", "--prices", "{missing}"], "--prices"),
+        (["{log}", "--out", "{missing}/deeper/r.html"], "no directory"),
+        (["{log}", "--out", "{missing}/deeper/"], "no directory"),
+        (["{log}", "--out", "{log}"], "a log being read"),
+        (["{log}", "--out", "{log}/"], "is not a directory"),
+        (["{log}", "--bogus"], "No such option"),
+    ],
+)
+def test_report_usage_errors(tmp_path: Path, args: list[str], says: str) -> None:
+    log = tmp_path / "s.jsonl"
+    log.write_bytes((SESSIONS / "01_one_run_tool.jsonl").read_bytes())
+    before = log.read_bytes()
+    filled = [a.format(log=log, missing=tmp_path / "missing") for a in args]
+    result = invoke("report", *filled)
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and says in lines[0], result.stderr
+    assert lines[0].startswith("sessiontools report: error: ")
+    assert log.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.jsonl"]  # nothing made
+
+
+def test_a_title_that_is_not_utf8_is_a_usage_error(tmp_path: Path) -> None:
+    """--title is text for the page, as the other text flags: bytes that are not UTF-8 (what
+    Python makes of the argument b"caf\\xe9") are refused, saying which, and nothing is
+    written."""
+    out = tmp_path / "r.html"
+    log = SESSIONS / "01_one_run_tool.jsonl"
+    result = invoke("report", str(log), "--out", str(out), "--title", "caf\udce9")
+    assert result.exit_code == 2
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("sessiontools report: error: Invalid value for '--title'")
+    assert "not valid UTF-8 (byte 0xe9 at character 4)" in line
+    assert not out.exists()
+
+
+def test_report_content_flag(tmp_path: Path) -> None:
+    log = tmp_path / "marked.jsonl"
+    log.write_bytes(marked_log(lambda field: f"MARK{field.upper()}MARK"))
+    plain = invoke("report", str(log), "--out", "-")
+    full = invoke("report", str(log), "--out", "-", "--content")
+    assert plain.exit_code == full.exit_code == 0
+    assert "MARKPROMPTMARK" not in plain.stdout
+    assert "MARKPROMPTMARK" in full.stdout
+
+
+def test_import_and_otel_load_neither_jinja2_nor_pandas(tmp_path: Path) -> None:
+    code = (
+        "import sys, io, contextlib\n"
+        "import sessiontools\n"
+        "from sessiontools._cli.main import main\n"
+        "heavy = ('jinja2', 'pandas', 'genai_prices')\n"
+        "loaded = lambda: sorted(m for m in heavy if m in sys.modules)\n"
+        "assert loaded() == [], loaded()\n"
+        f"log = {str(SESSIONS / '01_one_run_tool.jsonl')!r}\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    assert main(['otel', log, '--out', sys.argv[1]]) == 0\n"
+        "    assert main(['otel', log, '--format', 'chrome-trace', '--out', sys.argv[1]]) == 0\n"
+        "assert loaded() == [], loaded()\n"
+        "print('ok')\n"
+    )
+    got = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "out.json")],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+        timeout=60,
+    )
+    assert got.returncode == 0, got.stderr
+    assert got.stdout == "ok\n"
+
+
+def test_the_facts_are_the_export_attributes(tmp_path: Path) -> None:
+    """What a hover shows is what the traces export: each mark's facts hold its span's name,
+    status message and attributes, in the export's order."""
+    log = SESSIONS / "07_model_errors.jsonl"
+    parsed = page(quiet_report(log))
+    facts = parsed.facts()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        export = orjson.loads(export_text(log))
+    spans = {
+        s["spanId"]: s
+        for r in export["resourceSpans"]
+        for sc in r["scopeSpans"]
+        for s in sc["spans"]
+    }
+    strings, shapes = facts["s"], facts["k"]
+    # the facts are in the order of the marks in the DOM
+    assert len(facts["f"]) == len(parsed.marks)
+    for (kind, span_id), record in zip(parsed.marks, facts["f"], strict=True):
+        span = spans[span_id]
+        assert strings[record[0]] == span["name"]
+        assert record[2] == int(span["endTimeUnixNano"]) - int(span["startTimeUnixNano"])
+        status = span.get("status", {})
+        assert (record[3] >= 0) == (status.get("code") == 2)
+        if record[3] >= 0:
+            assert strings[record[3]] == status.get("message", "")
+        keys = shapes[record[6]]
+        assert [k[2:] for k in keys] == [a["key"] for a in span["attributes"]]
+        for key, value, attribute in zip(keys, record[7:], span["attributes"], strict=True):
+            want = attribute["value"]
+            if key[0] == "s":
+                assert strings[value] == want["stringValue"]
+            elif key[0] == "i":
+                assert value == int(want["intValue"])
+            elif key[0] == "b":
+                assert bool(value) == want["boolValue"]
+            else:
+                got = [strings[v] for v in value]
+                assert got == [v["stringValue"] for v in want["arrayValue"].get("values", [])]
+        assert kind == span["attributes"][0]["value"]["stringValue"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1))
+@example(seed=13447)  # a repeated seq gives two tool spans one id, each with a model call
+def test_random_logs_have_one_mark_per_span_and_facts_for_each(seed: int) -> None:
+    """Logs with crashes, resumed and repeated call ids, entries outside runs, seq going back,
+    failed calls, refusals, unknown entries, torn and closing lines (test_split_edges'
+    random_log): the marks are the export's spans, each with its facts."""
+    data = random_log(random.Random(seed))
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "random.jsonl"
+        log.write_bytes(data)
+        try:
+            spans = export_spans(data, "random")
+        except LogError:
+            assume(False)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for content in (False, True):
+                parsed = page(report_html(log, content=content))
+                assert Counter(parsed.marks) == Counter(spans)
+                assert len(parsed.facts()["f"]) == len(parsed.marks)
+
+
+def test_page_names_stay_in_the_directory() -> None:
+    from dataclasses import replace
+
+    from sessiontools._html.render import page_name
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        (session,) = collect_report(SESSIONS / "01_one_run_tool.jsonl").sessions
+    for conversation, want in [
+        ("../../etc/passwd", "0001-etc-passwd.html"),
+        (".hidden", "0001-hidden.html"),
+        ("<b>ü</b>", "0001-b-b.html"),
+        ("...", "0001-session.html"),
+        ("a" * 300, f"0001-{'a' * 60}.html"),
+    ]:
+        assert page_name(replace(session, conversation_id=conversation)) == want
