@@ -37,7 +37,7 @@ from .messages import (
     _warnings_to_stderr,
 )
 from .output import _check_out, _Output
-from .params import _MAX_LINE_HELP, _TEXT, _Size
+from .params import _MAX_LINE_HELP, _TEXT, _Size, _stdin
 from .report import report as report_command
 
 __all__ = ["cli", "main"]
@@ -374,12 +374,6 @@ def _id(parse: Any, text: str | None, flag: str) -> bytes | None:
     except InvalidIdError as e:
         raise click.BadParameter(str(e), param_hint=flag) from None
     return ident
-
-
-def _stdin(param: str = "SESSION") -> IO[bytes]:
-    if sys.stdin is None:
-        raise click.BadParameter("stdin is closed", param_hint=param)
-    return sys.stdin.buffer
 
 
 def _open_session(session: str) -> tuple[IO[bytes], str]:

@@ -1,15 +1,16 @@
-"""The command line's parameter types: text that must be UTF-8, a size in bytes."""
+"""The command line's parameters: text that must be UTF-8, a size in bytes, standard input."""
 
 from __future__ import annotations
 
 import re
-from typing import Any
+import sys
+from typing import IO, Any
 
 import click
 
 from .._log.reader import MAX_LINE_BYTES
 
-__all__ = ["_MAX_LINE_HELP", "_TEXT", "_Size", "_Text"]
+__all__ = ["_MAX_LINE_HELP", "_TEXT", "_Size", "_Text", "_stdin"]
 
 
 # A lone surrogate: how Python gives a byte of an argument that is not UTF-8.
@@ -65,3 +66,10 @@ _MAX_LINE_HELP = (
     "The longest line read, in bytes (K, M, G: KiB, MiB, GiB); a longer one is an error. "
     f"Default {MAX_LINE_BYTES >> 20}M."
 )
+
+
+def _stdin(param: str = "SESSION") -> IO[bytes]:
+    """Standard input, for the argument ``-`` (a usage error when it is closed)."""
+    if sys.stdin is None:
+        raise click.BadParameter("stdin is closed", param_hint=param)
+    return sys.stdin.buffer

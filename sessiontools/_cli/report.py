@@ -11,7 +11,10 @@ from typing import Any
 
 import click
 
+from .._errors import OutOfRangeError
+from .._log.reader import MAX_LINE_BYTES
 from .messages import (
+    _OUT_OF_MEMORY,
     EXIT_DAMAGED,
     EXIT_OK,
     _Failure,
@@ -21,7 +24,7 @@ from .messages import (
     _warnings_to_stderr,
 )
 from .output import _check_out, _Output
-from .params import _TEXT
+from .params import _MAX_LINE_HELP, _TEXT, _Size, _stdin
 
 __all__ = ["report"]
 
@@ -45,38 +48,60 @@ __all__ = ["report"]
     "debugging view. Off, the report holds what the traces hold.",
 )
 @click.option("--title", metavar="TEXT", type=_TEXT, help="The page's title.")
+@click.option(
+    "--max-line-bytes", metavar="SIZE", type=_Size(), default=MAX_LINE_BYTES, help=_MAX_LINE_HELP
+)
 def report(
-    logs: tuple[str, ...], out: str, prices: str | None, content: bool, title: str | None
+    logs: tuple[str, ...],
+    out: str,
+    prices: str | None,
+    content: bool,
+    title: str | None,
+    max_line_bytes: int,
 ) -> int:
-    """A self-contained HTML report of the sessions in LOG... (files, directories, globs): a
-    timeline of runs, model calls and tool calls, costs, cache, labels. A damaged log is
-    reported and skipped; the others still count (exit status 1)."""
-    # jinja2, pandas and genai-prices load only for this command
-    from .._html.collect import collect_report
-    from .._html.render import render_report_html, render_report_pages
-    from .._log.sources import find_logs
+    """A self-contained HTML report of the sessions in LOG... (files, directories, globs, or -
+    for standard input): a timeline of runs, model calls and tool calls, costs, cache, labels.
+    A damaged log is reported and skipped; the others still count (exit status 1)."""
+    from .._html.read import ReportReads, paused_gc
+    from .._log.sources import LogStream, find_logs
 
     try:
+        if logs.count("-") > 1:
+            raise click.BadParameter("- (standard input) is given more than once", param_hint="LOG")
+        items: list[Any] = [
+            LogStream(_stdin("LOG"), "<stdin>") if log == "-" else log for log in logs
+        ]
         try:
-            found = find_logs(logs)
+            found = find_logs(items)
         except FileNotFoundError as e:
             raise click.BadParameter(str(e), param_hint="LOG") from None
         book = _price_book(prices)
         inputs = [os.fspath(log) for log in found if isinstance(log, os.PathLike)]
+        if "-" in logs:
+            inputs.append("-")
         as_pages = out != "-" and (out.endswith("/") or os.path.isdir(out))
         if as_pages:
             _make_directory(out, check_only=True)  # made once the logs are read
         elif out != "-":
             _check_out(out, *inputs)
-        with _warnings_to_stderr("report"), _progress(2 * len(found)) as step:
-            data = collect_report(
-                found,
-                prices=book,
-                content=content,
-                skip_damaged=True,
-                workers=None,  # a pool of processes for many logs, two for a large one
-                progress=step,
-            )
+        with (
+            paused_gc(),  # what is read stays until it is written (see paused_gc)
+            _warnings_to_stderr("report"),
+            _progress(len(found)) as step,
+            # A pool of processes for many logs, or for much to read (one large log: one
+            # worker), starts reading now ...
+            ReportReads(
+                found, content=content, workers=None, max_line_bytes=max_line_bytes
+            ) as reads,
+        ):
+            # ... while this process loads pandas, genai-prices (the price book asks it) and
+            # Jinja2, which only this command needs.
+            import genai_prices  # noqa: F401
+
+            from .._html.collect import collect_report
+            from .._html.render import render_report_html, render_report_pages
+
+            data = collect_report(reads, prices=book, skip_damaged=True, progress=step)
         for skipped in data.skipped:
             _say(f"sessiontools report: error: {skipped.problem}; skipped")
         if as_pages:
@@ -95,6 +120,12 @@ def report(
     except _Failure as e:
         _say(f"sessiontools report: error: {e}")
         return e.exit_code
+    except OutOfRangeError as e:  # token sums across logs past 2^63-1
+        _say(f"sessiontools report: error: {e}")
+        return EXIT_DAMAGED
+    except MemoryError:
+        _say(f"sessiontools report: error: {_OUT_OF_MEMORY}")
+        return EXIT_DAMAGED
     return EXIT_DAMAGED if data.skipped else EXIT_OK
 
 

@@ -27,6 +27,7 @@ from markupsafe import Markup
 
 from .._cost.frames import PriceSource
 from .._cost.rows import Logs
+from .._log.reader import MAX_LINE_BYTES
 from .._otel.spans import STATUS_CODE_ERROR, AttributeValue
 from .._version import __version__
 from . import svg
@@ -431,6 +432,7 @@ def report_html(
     content: bool = False,
     title: str | None = None,
     workers: int | None = 1,
+    max_line_bytes: int | None = MAX_LINE_BYTES,
 ) -> bytes:
     """A self-contained HTML report of session logs: what ``sessiontools report LOG...`` writes
     (``collect_report`` then ``render_report_html``).
@@ -442,11 +444,14 @@ def report_html(
         content: show the conversation too (prompts, messages, reasoning, tool inputs and
             results, displays): for a local debugging view; off by default, as in the traces.
         title: the page's title.
-        workers: how the cost frames are read (``read_costs``).
+        workers: how many processes read the logs (``collect_report``).
+        max_line_bytes: the longest line read (see ``LogReader``); ``None``: no limit.
 
     Raises:
         As ``read_costs``: a log that cannot be read raises (``collect_report`` with
         ``skip_damaged=True`` lists it instead).
     """
-    data = collect_report(logs, prices=prices, content=content, workers=workers)
+    data = collect_report(
+        logs, prices=prices, content=content, workers=workers, max_line_bytes=max_line_bytes
+    )
     return render_report_html(data, title=title)

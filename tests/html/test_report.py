@@ -17,6 +17,7 @@ import tempfile
 import warnings
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -26,9 +27,11 @@ from hypothesis import strategies as st
 
 from sessiontools import (
     LogError,
+    LogReader,
     PriceBook,
     Session,
     collect_report,
+    cost_by,
     read_costs,
     read_session,
     render_report_html,
@@ -558,3 +561,132 @@ def test_page_names_stay_in_the_directory() -> None:
         ("a" * 300, f"0001-{'a' * 60}.html"),
     ]:
         assert page_name(replace(session, conversation_id=conversation)) == want
+
+
+# Each log read once (its runs folded once, for both its marks and its cost rows).
+
+
+def test_each_log_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every log's entries are iterated once, whatever else is made of them: the marks and
+    the cost tables come from the same runs."""
+    read: Counter[str] = Counter()
+    real = LogReader.__iter__
+
+    def counting(self: LogReader) -> Any:
+        read[self.name] += 1
+        return real(self)
+
+    monkeypatch.setattr(LogReader, "__iter__", counting)
+    data = collect_report(LOGS, workers=1, skip_damaged=True)
+    assert read == Counter({str(log): 1 for log in LOGS})
+    assert len(data.sessions) == len(LOGS)
+    assert data.counts.runs == sum(len(s.runs) for s in data.sessions)
+
+
+def test_the_cost_tables_are_read_costs_tables(tmp_path: Path) -> None:
+    """What the report counts comes from the same cost tables ``read_costs`` makes, built
+    from the runs it read for its marks (``cost_tables``)."""
+    log, prices = costed_log(tmp_path)
+    logs = [log, *LOGS]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        data = collect_report(logs, prices=prices)
+        tables = read_costs(logs, prices=prices)
+    runs = tables.runs
+    assert data.counts.runs == len(runs)
+    assert data.counts.tool_calls == len(tables.tool_calls)
+    cost = cost_by(tables.model_calls, "session")
+    for session in data.sessions:
+        row = cost[cost["session"] == session.name]
+        if row.empty:
+            assert session.totals.model_calls == 0
+            continue
+        assert session.totals.model_calls == int(row["calls"].iloc[0])
+        assert session.totals.input_tokens == int(row["input_tokens"].iloc[0])
+        want = row["cost_usd"].iloc[0]
+        assert session.totals.cost.usd == (0.0 if math.isnan(want) else pytest.approx(want))
+
+
+def test_many_logs_in_a_pool_give_the_same_report() -> None:
+    """Read in a pool of processes (what the command does for many logs, or a large one),
+    the report is the same, byte for byte."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        alone = render_report_html(collect_report(LOGS, workers=1, content=True))
+        pooled = render_report_html(collect_report(LOGS, workers=2, content=True))
+    assert pooled == alone
+
+
+def test_report_from_standard_input() -> None:
+    """`report -` reads standard input once, in order: its marks are the export's of the same
+    bytes under the conversation id `stdin`."""
+    data = (SESSIONS / "08_tool_model_calls.jsonl").read_bytes()
+    result = CliRunner().invoke(cli, ["report", "-", "--out", "-"], input=data)
+    assert result.exit_code == 0, result.stderr
+    assert Counter(page(result.stdout_bytes).marks) == Counter(export_spans(data, "stdin"))
+    assert "<title>sessiontools report: &lt;stdin&gt;</title>" in result.stdout
+    twice = invoke("report", "-", "-", "--out", "-")
+    assert twice.exit_code == 2 and "more than once" in twice.stderr
+
+
+def test_a_directory_that_cannot_be_listed_is_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A directory ``find_logs`` could not search is a log that cannot be read: said, skipped
+    (exit 1), the other logs reported."""
+    from tests.cli.test_cost_cli import _no_permission
+
+    noperm = _no_permission(tmp_path, monkeypatch)
+    out = tmp_path / "r.html"
+    log = SESSIONS / "01_one_run_tool.jsonl"
+    try:
+        result = invoke("report", str(noperm), str(log), "--out", str(out))
+    finally:
+        noperm.chmod(0o755)
+    assert result.exit_code == 1, result.output
+    (error,) = result.stderr.splitlines()
+    assert error == (
+        f"sessiontools report: error: {noperm}: cannot read the directory: Permission denied; "
+        "skipped"
+    )
+    html = out.read_bytes()
+    assert Counter(page(html).marks) == Counter(export_spans(log.read_bytes(), log.stem))
+    assert b"cannot read the directory" in html
+
+
+def test_max_line_bytes(tmp_path: Path) -> None:
+    """A line longer than --max-line-bytes: the log is skipped with the export's message."""
+    log = SESSIONS / "03_crash_while_call_runs.jsonl"
+    other = SESSIONS / "01_one_run_tool.jsonl"
+    longest = max(len(line) for line in log.read_bytes().splitlines())
+    limit = max(len(line) for line in other.read_bytes().splitlines())
+    assert limit < longest
+    out = tmp_path / "r.html"
+    result = invoke(
+        "report", str(log), str(other), "--out", str(out), "--max-line-bytes", str(limit)
+    )
+    export = invoke("otel", str(log), "--max-line-bytes", str(limit))
+    assert result.exit_code == export.exit_code == 1
+    (error,) = result.stderr.splitlines()
+    assert error == export.stderr.strip().replace("otel", "report") + "; skipped"
+    assert Counter(page(out.read_bytes()).marks) == Counter(
+        export_spans(other.read_bytes(), other.stem)
+    )
+    bad = invoke("report", str(log), "--max-line-bytes", "0")
+    assert bad.exit_code == 2 and "is not a size" in bad.stderr
+
+
+def test_token_sums_past_64_bits_are_one_error(tmp_path: Path) -> None:
+    """Each run fits an export, the two logs' sums do not: one line, exit 1, nothing written
+    (as `sessiontools cost`), never a wrapped negative count."""
+    from tests.log.test_limits import QUARTER, run_log, turn, write
+
+    big = {"input_tokens": 3 * QUARTER}
+    one = write(tmp_path, "one.jsonl", run_log(turn(2, big)))
+    other = write(tmp_path, "other.jsonl", run_log(turn(12, big), first_seq=10))
+    out = tmp_path / "r.html"
+    result = invoke("report", str(one), str(other), "--out", str(out))
+    assert result.exit_code == 1, result.output
+    (error,) = result.stderr.splitlines()
+    assert error.startswith("sessiontools report: error: the input_tokens of these 2 model")
+    assert not out.exists()
