@@ -142,15 +142,22 @@ def _environment() -> jinja2.Environment:
 class _Facts:
     """Every mark's facts, in the marks' order, as the compact JSON ``report.js`` reads.
 
-    ``{"k": [shape, ...], "s": [string, ...], "f": [record, ...]}``. A shape is the span's
-    attribute keys in their (the export's) order, each as a type letter (``s`` string, ``i``
-    integer, ``b`` bool, ``a`` string array), ``:`` and the key; spans of one kind share a
-    few shapes. A record is ``[name, start, duration, status, cost, cost flag, shape, value,
-    ...]``: the span's name (a string index), its start (ns after its run started) and
-    duration (ns), its status message (a string index; -1: status unset), its cost in US
-    dollars (``null``: none; rounded to 1e-10) and whether that is exact (0), a lower bound
-    (1) or unknown (2), its shape, then one value per key: a string index, an integer, 0/1,
-    or a list of string indexes.
+    ``{"k": [shape, ...], "s": [string, ...], "f": [record, ...]}``: every string once, in
+    ``s``; records refer to them by index. A shape lists a span's attribute keys in their (the
+    export's) order, each as a type letter, ``:`` and the key; spans of one kind share a few
+    shapes. Type letters: ``s`` a string (its value: a string index), ``i`` an integer, ``b``
+    a bool (0 or 1), ``a`` an array of strings (a list of string indexes); and three whose
+    value the page knows without a copy in each record: ``o`` the operation name
+    (``gen_ai.operation.name``: the mark's ``data-span-kind``), ``c`` the conversation id (its
+    run's drawing's ``data-c``, a string index), and ``!:status``, first, for a span whose
+    status is ERROR (its value: the status message's string index).
+
+    A record is ``[shape, name, start, duration, cost, value, ...]``: the span's name (a
+    string index), its start (ns after its run started) and duration (ns), to the
+    nanosecond (the script draws the mark from them too), its cost (``null``: none; a number
+    of US dollars, rounded as the page shows it; ``[number]``: at least that, some of its
+    model calls unpriced; ``"?"``: unknown, none could be priced), then a value for each key
+    of its shape that has one.
     """
 
     def __init__(self) -> None:
@@ -159,6 +166,7 @@ class _Facts:
         self.records: list[list[Any]] = []
         self.bases: dict[tuple[int, int], int] = {}
         self.timelines: dict[tuple[int, int], svg.Timeline] = {}
+        self.conversations: dict[int, int] = {}  # session number -> its id's string index
         self._pairs: dict[tuple[str, AttributeValue], tuple[str, Any]] = {}
         self._int_keys: dict[str, str] = {}
 
@@ -172,18 +180,25 @@ class _Facts:
     def add(self, session: SessionView) -> None:
         """A session's runs: each run's timeline, and its marks' facts in the timeline's order
         (the page's: ``report.js`` finds a mark's facts by its place in its run's drawing)."""
+        conversation = session.conversation_id
+        self.conversations[session.number] = self._s(conversation)
         for run in session.runs:
             key = (session.number, run.index)
             self.bases[key] = len(self.records)
             timeline = self.timelines[key] = svg.timeline(run)
-            self._run(run, timeline.marks())
+            self._run(run, timeline.marks(), conversation)
 
     def timeline(self, session: SessionView, run: RunView) -> Markup:
         key = (session.number, run.index)
-        return timeline_svg(self.timelines[key], run.index, self.bases[key])
+        return timeline_svg(
+            self.timelines[key], run.index, self.bases[key], self.conversations[session.number]
+        )
 
     def _pair(self, key: str, value: AttributeValue) -> tuple[str, Any]:
-        """An attribute that is not an integer: its typed key and its value in the facts."""
+        """An attribute that is not an integer: its typed key and its value in the facts
+        (``None``: none, the page knows it)."""
+        if key == OPERATION:
+            return "o:" + key, None
         if isinstance(value, bool):
             return "b:" + key, int(value)
         if isinstance(value, str):
@@ -192,17 +207,19 @@ class _Facts:
             return "i:" + key, value
         return "a:" + key, [self._s(v) for v in value]
 
-    def _run(self, run: RunView, marks: list[Mark]) -> None:
+    def _run(self, run: RunView, marks: list[Mark], conversation: str) -> None:
         # the hot loop of the render (one pass per span attribute): what repeats is looked up
         s, shapes, records = self._s, self.shapes, self.records
         pairs, int_keys = self._pairs, self._int_keys
         start = run.start_time_unix_nano
         for mark in marks:
             span = mark.span
-            status = s(span.status_message) if span.status_code == STATUS_CODE_ERROR else -1
-            cost = mark.cost
-            keys = []
-            values: list[Any] = []
+            if span.status_code == STATUS_CODE_ERROR:
+                keys = [_STATUS]
+                values: list[Any] = [s(span.status_message)]
+            else:
+                keys = []
+                values = []
             for pair in span.attributes:
                 value = pair[1]
                 if type(value) is int:  # counts vary: not worth keeping (bool is not int here)
@@ -212,25 +229,27 @@ class _Facts:
                     keys.append(typed)
                     values.append(value)
                     continue
+                if value == conversation and pair[0] == CONVERSATION:
+                    keys.append(_CONVERSATION)
+                    continue
                 hit = pairs.get(pair)
                 if hit is None:
                     if len(pairs) > 50_000:
                         pairs.clear()
                     hit = pairs[pair] = self._pair(*pair)
                 keys.append(hit[0])
-                values.append(hit[1])
+                if hit[1] is not None:
+                    values.append(hit[1])
             shape = shapes.get(tuple(keys))
             if shape is None:
                 shape = shapes[tuple(keys)] = len(shapes)
             records.append(
                 [
+                    shape,
                     s(span.name),
                     span.start_time_unix_nano - start,
                     span.end_time_unix_nano - span.start_time_unix_nano,
-                    status,
-                    None if cost is None or not cost.known else round(cost.usd, 10),
-                    0 if cost is None else 2 if not cost.known else 1 if cost.lower_bound else 0,
-                    shape,
+                    _cost_fact(mark.cost),
                     *values,
                 ]
             )
@@ -245,6 +264,24 @@ class _Facts:
         for unsafe, escaped in _UNSAFE_IN_SCRIPT:
             text = text.replace(unsafe, escaped)
         return Markup(text.decode())  # JSON with <, > and & escaped: it cannot end the element
+
+
+OPERATION = "gen_ai.operation.name"
+CONVERSATION = "gen_ai.conversation.id"
+_STATUS = "!:status"
+_CONVERSATION = "c:" + CONVERSATION
+
+
+def _cost_fact(cost: Cost | None) -> Any:
+    """A mark's cost in the facts (``_Facts``): rounded as ``usd`` shows it, which is what the
+    page shows (report.js, ``money``)."""
+    if cost is None:
+        return None
+    if not cost.known:
+        return "?"
+    size = abs(cost.usd)
+    shown = round(cost.usd, 2 if size >= 1 else 4 if size >= 0.01 else 6) if size else 0
+    return [shown] if cost.lower_bound else shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -336,17 +373,22 @@ _MARK_CLASSES = frozenset({"", "e", "e y", "k", "dn", "rf", "rs", "e rs", "dn rs
 _KINDS = frozenset({"invoke_agent", "chat", "execute_tool"})
 
 
-def timeline_svg(tl: svg.Timeline, run_index: int, base: int) -> Markup:
+def timeline_svg(tl: svg.Timeline, run_index: int, base: int, conversation: int) -> Markup:
     """A run's timeline as an inline SVG element: a group per lane row (its class colours the
-    marks, its translation places them), one ``rect`` per span, ``data-span-kind`` and
-    ``data-span-id`` on each, and ``data-f``, the index of its first mark's facts.
+    marks and sets their height, its translation places them), one ``rect`` per span with
+    ``data-span-kind`` and ``data-span-id``; on the element, ``data-f`` (the index of its
+    first mark's facts), ``data-l`` and ``data-o`` (the time axis' length and its start after
+    the run's, ns) and ``data-c`` (the conversation id's string index). The page's script
+    sets each mark's ``x`` and ``width`` from its facts (``svg`` module docstring).
 
     Written here rather than in the template, for speed (a run may have thousands of marks):
-    nothing in it comes from the log as text. Coordinates are numbers, classes and kinds come
-    from fixed sets (checked), ids are hex.
+    nothing in it comes from the log as text. Numbers, classes and kinds come from fixed sets
+    (checked), ids are hex.
     """
+    origin = f' data-o="{tl.origin_ns}"' if tl.origin_ns else ""
     parts = [
-        f'<svg class="tl-svg" data-f="{base}" height="{tl.height}" role="img" '
+        f'<svg class="tl-svg" data-f="{base}" data-l="{tl.length_ns}"{origin} '
+        f'data-c="{conversation}" height="{tl.height}" role="img" '
         f'aria-label="Timeline of run {run_index}">'
     ]
     for x, label, anchor in tl.ticks:
@@ -354,16 +396,12 @@ def timeline_svg(tl: svg.Timeline, run_index: int, base: int) -> Markup:
         parts.append(f'<text x="{x}" y="{tl.axis_y}"{end}>{label}</text>')
     for row in tl.rows:
         parts.append(f'<g class="{_LANE_CLASSES[row.lane]}" transform="translate(0 {row.y})">')
-        h = row.height
-        for box in row.marks:
-            m = box.mark
+        for m in row.marks:
             if m.classes not in _MARK_CLASSES or m.kind not in _KINDS:
                 raise AssertionError(f"unexpected mark class {m.classes!r} or kind {m.kind!r}")
             cls = f' class="{m.classes}"' if m.classes else ""
-            x = f'x="{box.x}" ' if box.x != "0%" else ""  # 0 is the default
             parts.append(
-                f'<rect {x}width="{box.width}" height="{h}"{cls} '
-                f'data-span-kind="{m.kind}" data-span-id="{m.span.span_id.hex()}"/>'
+                f'<rect{cls} data-span-kind="{m.kind}" data-span-id="{m.span.span_id.hex()}"/>'
             )
         parts.append("</g>")
     parts.append("</svg>")

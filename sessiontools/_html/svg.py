@@ -2,8 +2,12 @@
 
 Numbers only; the templates write the elements. A run's timeline is drawn to scale in time:
 x and width are percentages of the drawing's width (so zooming widens the drawing, and text
-stays upright), y and height pixels. Percentages are written with four decimals (a
-millionth of the run), so the same run always gives the same bytes.
+stays upright), y and height pixels. A mark's x and width are set by the page's script from
+its span's start and duration in the facts (``render._Facts``), which hold them to the
+nanosecond anyway: written as attributes too, they were a third of each mark's bytes. Its
+row's group places it in y, its lane's style gives its height. The axis' ticks are written
+here, with four decimals (a millionth of the run), so the same run always gives the same
+bytes.
 """
 
 from __future__ import annotations
@@ -13,18 +17,18 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .._fast import fast_maker
 from .collect import Mark, RunView
 from .costs import Cost
 
 __all__ = [
+    "LANE_HEIGHTS",
     "Bar",
     "Chart",
-    "MarkBox",
     "Row",
     "Timeline",
     "cost_chart",
     "format_duration",
+    "percent",
     "timeline",
 ]
 
@@ -36,31 +40,25 @@ _TOOL_MODEL_HEIGHT, _TOOL_MODEL_STEP = 5, 7
 _GAP = 4
 _AXIS = 14  # the time axis' labels, under the lanes
 
-
-@dataclass(frozen=True, slots=True)
-class MarkBox:
-    """A mark's place on its row: ``x`` and ``width`` as SVG percentages."""
-
-    x: str
-    width: str
-    mark: Mark
+#: A mark's height on each lane, in pixels (the page's style sets it: report.css).
+LANE_HEIGHTS = (_RUN_HEIGHT, _MODEL_HEIGHT, _TOOL_HEIGHT, _TOOL_MODEL_HEIGHT)
 
 
 @dataclass(frozen=True, slots=True)
 class Row:
-    """One row of a lane: its top and height in pixels, the lane (``LANE_*``), its marks."""
+    """One row of a lane: its top in pixels, the lane (``LANE_*``), its marks."""
 
     y: int
-    height: int
     lane: int
-    marks: tuple[MarkBox, ...]
+    marks: tuple[Mark, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class Timeline:
     """A run's drawing: its height, its rows of marks (each mark on exactly one row, in the
-    marks' order within a row), and the time axis' ticks (``x`` percent, label,
-    ``text-anchor`` or ``""``) written at ``axis_y``.
+    marks' order within a row), the time axis' ticks (``x`` percent, label, ``text-anchor``
+    or ``""``) written at ``axis_y``, and the axis in time: it starts ``origin_ns`` after the
+    run started and is ``length_ns`` long (the script places the marks on it).
 
     The marks' order in the page is the rows' order: ``marks()`` gives it."""
 
@@ -68,13 +66,12 @@ class Timeline:
     rows: tuple[Row, ...]
     ticks: tuple[tuple[str, str, str], ...]
     axis_y: int
+    origin_ns: int
+    length_ns: int
 
     def marks(self) -> list[Mark]:
         """The marks in the order they are drawn (and so found in the page)."""
-        return [box.mark for row in self.rows for box in row.marks]
-
-
-_new_box = fast_maker(MarkBox)
+        return [mark for row in self.rows for mark in row.marks]
 
 
 def percent(fraction: float) -> str:
@@ -84,11 +81,11 @@ def percent(fraction: float) -> str:
 
 
 _LANES = (
-    # (height of a mark, step from one row to the next, space after the lane)
-    (_RUN_HEIGHT, _RUN_HEIGHT, _GAP),
-    (_MODEL_HEIGHT, _MODEL_HEIGHT, _GAP),
-    (_TOOL_HEIGHT, _TOOL_STEP, _GAP),
-    (_TOOL_MODEL_HEIGHT, _TOOL_MODEL_STEP, _GAP),
+    # (step from one row to the next, space after the lane)
+    (_RUN_HEIGHT, _GAP),
+    (_MODEL_HEIGHT, _GAP),
+    (_TOOL_STEP, _GAP),
+    (_TOOL_MODEL_STEP, _GAP),
 )
 
 
@@ -99,26 +96,23 @@ def timeline(run: RunView) -> Timeline:
     their tool's call). Empty lanes take no room."""
     t0, t1 = run.axis_start_unix_nano, run.axis_end_unix_nano
     length = t1 - t0
-    boxes: dict[tuple[int, int], list[MarkBox]] = {}
+    placed: dict[tuple[int, int], list[Mark]] = {}
     for mark in run.marks:
-        s = mark.span
-        start = (s.start_time_unix_nano - t0) / length if length else 0.0
-        width = (s.end_time_unix_nano - s.start_time_unix_nano) / length if length else 1.0
-        box = _new_box(percent(start), percent(width), mark)
-        boxes.setdefault((mark.lane, mark.row), []).append(box)
+        placed.setdefault((mark.lane, mark.row), []).append(mark)
     rows = []
     y = _RUN_TOP
     for lane, count in enumerate(run.rows):
         if not count:
             continue
-        height, step, gap = _LANES[lane]
+        step, gap = _LANES[lane]
         for row in range(count):
-            marks = boxes.pop((lane, row), [])
-            rows.append(Row(y + row * step, height, lane, tuple(marks)))
-        y += (count - 1) * step + height + gap
-    if boxes:
-        raise AssertionError(f"run {run.index}: marks on no row: {sorted(boxes)}")
-    return Timeline(y + _AXIS, tuple(rows), _ticks(length), y + 10)
+            rows.append(Row(y + row * step, lane, tuple(placed.pop((lane, row), ()))))
+        y += (count - 1) * step + LANE_HEIGHTS[lane] + gap
+    if placed:
+        raise AssertionError(f"run {run.index}: marks on no row: {sorted(placed)}")
+    return Timeline(
+        y + _AXIS, tuple(rows), _ticks(length), y + 10, t0 - run.start_time_unix_nano, length
+    )
 
 
 def _ticks(span_ns: int) -> tuple[tuple[str, str, str], ...]:

@@ -14,11 +14,14 @@ import orjson
 from sessiontools import (
     Display,
     LabelsEntry,
+    LogReader,
     ModelError,
     SessionBuilder,
     Source,
     Usage,
+    iter_runs,
     otlp_json,
+    trace_spans,
 )
 
 #: Every content field of the log: what the report shows only with ``--content``.
@@ -144,12 +147,15 @@ def export_spans(data: bytes, conversation_id: str) -> list[tuple[str, str]]:
 
 class Page(html.parser.HTMLParser):
     """What a report's HTML holds: every element (tag and attributes), the text, the inline
-    scripts and styles, the marks (``data-span-kind``, ``data-span-id``) in order."""
+    scripts and styles, the marks (``data-span-kind``, ``data-span-id``) in order, and the
+    attributes of each mark's drawing (``drawings``, one per mark)."""
 
     def __init__(self, text: str) -> None:
         super().__init__(convert_charrefs=True)
         self.elements: list[tuple[str, dict[str, str | None]]] = []
         self.marks: list[tuple[str, str]] = []
+        self.drawings: list[dict[str, str | None]] = []
+        self._drawing: dict[str, str | None] = {}
         self.text: list[str] = []
         self.scripts: list[tuple[dict[str, str | None], str]] = []
         self.styles: list[str] = []
@@ -160,10 +166,13 @@ class Page(html.parser.HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         attributes = dict(attrs)
         self.elements.append((tag, attributes))
+        if tag == "svg":
+            self._drawing = attributes
         if "data-span-id" in attributes:
             self.marks.append(
                 (attributes["data-span-kind"] or "", attributes["data-span-id"] or "")
             )
+            self.drawings.append(self._drawing)
         if tag in ("script", "style"):
             self._raw = (tag, attributes)
 
@@ -190,3 +199,115 @@ class Page(html.parser.HTMLParser):
         assert len(found) == 1
         loaded: dict[str, Any] = orjson.loads(found[0])
         return loaded
+
+    def hover(self) -> list[dict[str, Any]]:
+        """What hovering each mark shows, decoded from the facts as the page's script decodes
+        them (report.js, ``fill``): name, status (code 2 and message, or 0), start (ns after
+        its run started), duration, cost, and the attributes as (key, value) in order."""
+        facts = self.facts()
+        shapes, strings = facts["k"], facts["s"]
+        out = []
+        for (kind, _), drawing, record in zip(self.marks, self.drawings, facts["f"], strict=True):
+            at = 5
+            status: tuple[int, str] = (0, "")
+            attributes: list[tuple[str, Any]] = []
+            for typed in shapes[record[0]]:
+                letter, key = typed[0], typed[2:]
+                if letter == "!":
+                    status = (2, strings[record[at]])
+                    at += 1
+                    continue
+                if letter == "o":
+                    value: Any = kind
+                elif letter == "c":
+                    value = strings[int(drawing["data-c"] or "")]
+                else:
+                    value = record[at]
+                    at += 1
+                    if letter == "s":
+                        value = strings[value]
+                    elif letter == "b":
+                        value = bool(value)
+                    elif letter == "a":
+                        value = [strings[v] for v in value]
+                attributes.append((key, value))
+            assert at == len(record), record
+            out.append(
+                {
+                    "name": strings[record[1]],
+                    "status": status,
+                    "start": record[2],
+                    "duration": record[3],
+                    "cost": record[4],
+                    "attributes": attributes,
+                }
+            )
+        return out
+
+
+def span_facts(log: Any, conversation_id: str) -> list[tuple[str, dict[str, Any]]]:
+    """(span id, facts) of every span the export makes of ``log``, run by run (two spans can
+    have one id in a log whose seq repeats), in the form ``Page.hover`` gives: the start
+    counted from its run's start."""
+    out = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with LogReader(log, export=True) as reader:
+            for run in iter_runs(reader):
+                for span in trace_spans([run], conversation_id=conversation_id):
+                    start = span.start_time_unix_nano
+                    facts = {
+                        "name": span.name,
+                        "status": (span.status_code, span.status_message),
+                        "start": start - run.start_time_unix_nano,
+                        "duration": span.end_time_unix_nano - start,
+                        "attributes": [
+                            (key, list(value) if isinstance(value, tuple) else value)
+                            for key, value in span.attributes
+                        ],
+                    }
+                    out.append((span.span_id.hex(), facts))
+    return out
+
+
+def export_facts(export: bytes) -> dict[str, dict[str, Any]]:
+    """What the OTLP export says of each span, by span id, in the form ``Page.hover`` gives:
+    the start counted from its run's start (its ``invoke_agent`` span's). Span ids must be
+    unique (``span_facts`` for logs whose seq repeats)."""
+    document = orjson.loads(export)
+    spans = [
+        span
+        for resource in document["resourceSpans"]
+        for scope in resource["scopeSpans"]
+        for span in scope.get("spans", [])
+    ]
+    by_id = {span["spanId"]: span for span in spans}
+    assert len(by_id) == len(spans), "two spans with one id: use span_facts"
+
+    def run_start(span: dict[str, Any]) -> int:
+        while span.get("parentSpanId") in by_id:
+            span = by_id[span["parentSpanId"]]
+        return int(span["startTimeUnixNano"])
+
+    def value(v: dict[str, Any]) -> Any:
+        if "stringValue" in v:
+            return v["stringValue"]
+        if "intValue" in v:
+            return int(v["intValue"])
+        if "boolValue" in v:
+            return v["boolValue"]
+        return [x["stringValue"] for x in v["arrayValue"].get("values", [])]
+
+    out = {}
+    for span in spans:
+        start = int(span["startTimeUnixNano"])
+        status = span.get("status", {})
+        facts = {
+            "name": span["name"],
+            "status": (2, status.get("message", "")) if status.get("code") == 2 else (0, ""),
+            "start": start - run_start(span),
+            "duration": int(span["endTimeUnixNano"]) - start,
+            "attributes": [(a["key"], value(a["value"])) for a in span["attributes"]],
+        }
+        out[span["spanId"]] = facts
+    return out

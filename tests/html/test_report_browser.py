@@ -23,7 +23,7 @@ import pytest
 
 from sessiontools import otlp_json, report_html
 from tests.helpers import SESSIONS
-from tests.html.report_logs import export_spans, many_runs_log, marked_log
+from tests.html.report_logs import export_facts, export_spans, many_runs_log, marked_log
 
 CHROMIUM = os.environ.get("SESSIONTOOLS_CHROMIUM", "/usr/bin/chromium")
 ARGS = [
@@ -178,6 +178,81 @@ def test_hovering_a_tool_call_shows_its_name_and_status(browser: Any, tmp_path: 
     assert tip.is_visible()
     page.keyboard.press("Escape")
     assert tip.is_hidden()
+    loaded.check_quiet()
+    page.close()
+
+
+def test_the_marks_are_placed_in_time_from_their_facts(browser: Any, tmp_path: Path) -> None:
+    """The script places each mark: x and width are its span's start and duration as parts
+    of its run's time axis (here the run's own span), to four decimals of a percent."""
+    log = SESSIONS / "03_crash_while_call_runs.jsonl"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = export_facts(otlp_json(log))
+    loaded = load(browser, write_report(tmp_path, log))
+    placed = loaded.page.eval_on_selector_all(
+        "[data-span-id]",
+        "els => els.map(e => [e.dataset.spanId, e.getAttribute('x'), e.getAttribute('width'),"
+        " e.getBoundingClientRect().height])",
+    )
+    assert len(placed) == len(want)
+    runs = {
+        span_id: facts["duration"]
+        for span_id, facts in want.items()
+        if facts["name"].startswith("invoke_agent")
+    }
+
+    def percent(fraction: float) -> str:
+        return f"{round(min(max(fraction, 0.0), 1.0) * 100, 4):g}%"
+
+    current = 0  # the run's length: its run's span is the first mark of its drawing
+    for span_id, x, width, height in placed:
+        current = runs.get(span_id, current)
+        facts = want[span_id]
+        assert width == percent(facts["duration"] / current), span_id
+        assert (x or "0%") == percent(facts["start"] / current), span_id
+        assert height in (10, 12, 5)
+    loaded.check_quiet()
+    loaded.page.close()
+
+
+def test_hovering_any_mark_shows_the_exports_facts(browser: Any, tmp_path: Path) -> None:
+    """Model calls that failed (their status message), retried, a run that ended on an error:
+    the tip lists the span's status, span id and kind, and every attribute as the export
+    has it."""
+    log = SESSIONS / "07_model_errors.jsonl"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = export_facts(otlp_json(log))
+    loaded = load(browser, write_report(tmp_path, log))
+    page = loaded.page
+    marks = page.locator("[data-span-id]")
+    assert marks.count() == len(want)
+    for i in range(marks.count()):
+        mark = marks.nth(i)
+        span_id = mark.get_attribute("data-span-id")
+        mark.hover(force=True)
+        rows = page.eval_on_selector_all(
+            "#st-tip tr", "trs => trs.map(tr => [tr.cells[0].textContent, tr.cells[1].textContent])"
+        )
+        shown = dict(rows)
+        facts = want[span_id]
+        assert page.locator("#st-tip strong").inner_text() == facts["name"]
+        code, message = facts["status"]
+        assert shown["status"] == (
+            ("ERROR" + (f": {message}" if message else "")) if code == 2 else "OK (unset)"
+        )
+        assert shown["span id"] == span_id
+        assert shown["span kind"] == mark.get_attribute("data-span-kind")
+        attributes = rows[-len(facts["attributes"]) :]
+        for (key, value), (got_key, got) in zip(facts["attributes"], attributes, strict=True):
+            assert got_key == key
+            if isinstance(value, bool):
+                assert got == str(value).lower()
+            elif isinstance(value, list):
+                assert got == (", ".join(value) if value else "(none)")
+            else:
+                assert got == str(value)
     loaded.check_quiet()
     page.close()
 

@@ -1,16 +1,63 @@
 (function () {
   "use strict";
-  // Every span's facts: st-facts holds {k: shapes (lists of attribute keys, each a type
-  // letter, ":", the key), s: strings, f: one record per mark, in the order of the marks}.
-  // A record is [name, start (ns after its run started), duration (ns), status message
-  // (-1: unset), cost (null: none), 0 exact / 1 at least / 2 unknown, shape, then a value
-  // for each key of the shape] (sessiontools/_html/render.py, _Facts).
+  // Every span's facts: st-facts holds {k: shapes, s: strings, f: one record per mark, in the
+  // order of the marks}. A shape lists a span's attribute keys, each a type letter, ":" and
+  // the key: s a string (its value a string index), i an integer, b a bool (0/1), a an array
+  // of strings (string indexes); and, with no value in the record, o the operation name (the
+  // mark's data-span-kind) and c the conversation id (its drawing's data-c); !:status, first,
+  // for a span whose status is ERROR (its value the message's string index). A record is
+  // [shape, name, start (ns after its run started), duration (ns), cost, values...]; cost is
+  // null (none), US dollars, [US dollars] (at least) or "?" (unknown)
+  // (sessiontools/_html/render.py, _Facts).
   // Everything from the log is set with textContent: never parsed as HTML.
   var data = JSON.parse(document.getElementById("st-facts").textContent);
   var K = data.k, S = data.s, F = data.f;
   var tip = document.getElementById("st-tip");
   var pinned = null;
   var ZOOMS = [1, 2, 4, 8, 16, 32, 64];
+
+  function percent(fraction) {
+    return +(Math.min(Math.max(fraction, 0), 1) * 100).toFixed(4) + "%";
+  }
+
+  // Each run's marks, placed in time: x and width from their facts' start and duration, as
+  // fractions of the run's time axis (data-l ns long, starting data-o ns after the run).
+  function draw(svg) {
+    var base = Number(svg.getAttribute("data-f"));
+    var length = Number(svg.getAttribute("data-l"));
+    var origin = Number(svg.getAttribute("data-o") || 0);
+    var marks = svg.querySelectorAll("[data-span-id]");
+    svg.stMarks = Array.prototype.slice.call(marks);
+    for (var i = 0; i < marks.length; i++) {
+      var r = F[base + i];
+      var x = length ? (r[2] - origin) / length : 0;
+      if (x > 0) marks[i].setAttribute("x", percent(x));
+      marks[i].setAttribute("width", percent(length ? r[3] / length : 1));
+    }
+  }
+
+  var drawings = document.querySelectorAll("svg.tl-svg");
+  for (var d = 0; d < drawings.length; d++) draw(drawings[d]);
+
+  // Each session's timeline gets its zoom buttons (they need this script: made here).
+  function button(direction, label, text) {
+    var b = document.createElement("button");
+    b.type = "button";
+    b.setAttribute("data-zoom", direction);
+    b.setAttribute("aria-label", label);
+    b.textContent = text;
+    return b;
+  }
+  var heads = document.querySelectorAll("[data-zoom-box] > h3");
+  for (var h = 0; h < heads.length; h++) {
+    var zoomer = document.createElement("span");
+    zoomer.className = "zoom";
+    zoomer.appendChild(button("out", "Zoom out", "\u2212"));
+    zoomer.appendChild(document.createElement("output")).textContent = "1\u00d7";
+    zoomer.appendChild(button("in", "Zoom in", "+"));
+    heads[h].appendChild(document.createTextNode(" "));
+    heads[h].appendChild(zoomer);
+  }
 
   function duration(ns) {
     if (ns === 0) return "0";
@@ -25,15 +72,21 @@
     return sign + m + " min " + Math.round(s - m * 60) + " s";
   }
 
-  function money(usd, flag) {
-    if (flag === 2) return "unknown (unpriced)";
-    var text = usd === 0 ? "$0" : "$" + (usd >= 1 ? usd.toFixed(2) : usd >= 0.01 ? usd.toFixed(4) : usd.toFixed(6));
-    return (flag === 1 ? "at least " : "") + text;
+  function usd(value) {
+    if (value === 0) return "$0";
+    var size = Math.abs(value);
+    var text = size.toFixed(size >= 1 ? 2 : size >= 0.01 ? 4 : 6).split(".");
+    text[0] = text[0].replace(/\B(?=(\d{3})+$)/g, ",");
+    return (value < 0 ? "-" : "") + "$" + text.join(".");
+  }
+
+  function money(cost) {
+    if (cost === "?") return "unknown (unpriced)";
+    return Array.isArray(cost) ? "at least " + usd(cost[0]) : usd(cost);
   }
 
   function record(mark) {
     var svg = mark.ownerSVGElement;
-    if (!svg.stMarks) svg.stMarks = Array.prototype.slice.call(svg.querySelectorAll("[data-span-id]"));
     return F[Number(svg.getAttribute("data-f")) + svg.stMarks.indexOf(mark)];
   }
 
@@ -58,22 +111,37 @@
 
   function fill(mark) {
     var r = record(mark);
+    var keys = K[r[0]];
+    var at = 5;  // the record's next value
+    var status = "OK (unset)";
+    var error = false;
+    var attributes = [];
+    for (var i = 0; i < keys.length; i++) {
+      var type = keys[i].charAt(0), key = keys[i].slice(2);
+      if (type === "!") {
+        error = true;
+        var message = S[r[at++]];
+        status = "ERROR" + (message ? ": " + message : "");
+      } else if (type === "o") {
+        attributes.push([key, mark.getAttribute("data-span-kind")]);
+      } else if (type === "c") {
+        attributes.push([key, S[Number(mark.ownerSVGElement.getAttribute("data-c"))]]);
+      } else {
+        attributes.push([key, show(r[at++], type)]);
+      }
+    }
     tip.textContent = "";
     var head = document.createElement("strong");
-    head.textContent = S[r[0]];
+    head.textContent = S[r[1]];
     tip.appendChild(head);
     var table = document.createElement("table");
-    var error = r[3] >= 0;
-    add(table, "status", error ? "ERROR" + (S[r[3]] ? ": " + S[r[3]] : "") : "OK (unset)", error ? "status-error" : "");
-    add(table, "duration", duration(r[2]));
-    add(table, "start", "+" + duration(r[1]) + " into the run");
-    if (r[4] !== null) add(table, "cost", money(r[4], r[5]));
+    add(table, "status", status, error ? "status-error" : "");
+    add(table, "duration", duration(r[3]));
+    add(table, "start", "+" + duration(r[2]) + " into the run");
+    if (r[4] !== null) add(table, "cost", money(r[4]));
     add(table, "span id", mark.getAttribute("data-span-id"));
     add(table, "span kind", mark.getAttribute("data-span-kind"));
-    var keys = K[r[6]];
-    for (var i = 0; i < keys.length; i++) {
-      add(table, keys[i].slice(2), show(r[7 + i], keys[i].charAt(0)));
-    }
+    for (var j = 0; j < attributes.length; j++) add(table, attributes[j][0], attributes[j][1]);
     tip.appendChild(table);
   }
 
