@@ -282,25 +282,34 @@ def collect_report(
             max_line_bytes=max_line_bytes,
         )
     )
+    with paused_gc():
+        return _collect(reads, prices, skip_damaged, progress)
+
+
+def _collect(
+    reads: ReportReads,
+    prices: PriceSource,
+    skip_damaged: bool,
+    progress: Callable[[str], None] | None,
+) -> ReportData:
     kept: list[LogRead] = []
     skipped: list[SkippedLog] = []
     said: list[str] = []
     with reads:
         book = prices if isinstance(prices, PriceBook) else PriceBook(prices)
-        with paused_gc():
-            for read in reads:
-                if read.error is not None:
-                    if not skip_damaged:
-                        raise read.error
-                    skipped.append(SkippedLog(read.name, _problem(read.name, read.error)))
-                else:
-                    kept.append(read)
-                said.extend(read.noted)
-                for category, message in read.warnings:
-                    said.append(message)
-                    warnings.warn(category(message), stacklevel=2)
-                if progress is not None:
-                    progress(read.name)
+        for read in reads:
+            if read.error is not None:
+                if not skip_damaged:
+                    raise read.error
+                skipped.append(SkippedLog(read.name, _problem(read.name, read.error)))
+            else:
+                kept.append(read)
+            said.extend(read.noted)
+            for category, message in read.warnings:
+                said.append(message)
+                warnings.warn(category(message), stacklevel=3)  # collect_report's caller
+            if progress is not None:
+                progress(read.name)
     tables = cost_tables(
         [read.rows for read in kept if read.rows is not None],
         prices=book,
@@ -310,13 +319,12 @@ def collect_report(
     _check_sums(tables.model_calls)  # the totals add the counts of every log up
     shared, frame = _Sections.of(tables, book)
     sessions: list[SessionView] = []
-    with paused_gc():
-        for read in kept:
-            assert read.rows is not None
-            own = shared
-            if any((read.name, run.index) not in shared.costs.present for run in read.runs):
-                own = _Sections.alone(read.rows, book)
-            sessions.append(_session_view(read, len(sessions) + 1, own))
+    for read in kept:
+        assert read.rows is not None
+        own = shared
+        if any((read.name, run.index) not in shared.costs.present for run in read.runs):
+            own = _Sections.alone(read.rows, book)
+        sessions.append(_session_view(read, len(sessions) + 1, own))
     everything = money.totals_by(frame, []).get((), money.EMPTY_TOTALS)
     runs = sorted(
         ((s, r) for s in sessions for r in s.runs),

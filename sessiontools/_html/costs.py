@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .._cost.price_book import PriceBook
+from .._fast import fast_maker
 
 __all__ = [
     "EMPTY_TOTALS",
@@ -214,8 +215,11 @@ def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     return [{str(k): v for k, v in row.items()} for row in frame.to_dict("records")]
 
 
+_new_cost = fast_maker(Cost)  # one per model call of the report: the dataclass __init__ is slow
+
+
 def _cost(usd: float, unpriced: int, priced_usage: int) -> Cost:
-    return Cost(float(usd), int(unpriced), unpriced == 0 or priced_usage > 0)
+    return _new_cost(float(usd), int(unpriced), unpriced == 0 or priced_usage > 0)
 
 
 def totals_by(frame: pd.DataFrame, keys: list[str]) -> dict[Any, Totals]:
