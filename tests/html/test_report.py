@@ -714,3 +714,60 @@ def test_what_a_span_weighs() -> None:
                 sizes.append(len(report_html(log)))
     per_span = (sizes[1] - sizes[0]) / (290 * 10)
     assert per_span < 200, per_span
+
+
+def test_how_many_processes_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``workers=None``: a pool from PARALLEL_FROM logs on, or for 8 MB or more to read (one
+    large log: one worker, while this process imports), else this process alone; never more
+    processes than logs or cores."""
+    from sessiontools._html import read as report_read
+    from sessiontools._parallel.cut import SPLIT_FROM_BYTES
+    from sessiontools._parallel.pool import PARALLEL_FROM
+
+    monkeypatch.setattr(report_read, "available_cores", lambda: 2)
+    small = tmp_path / "small.jsonl"
+    small.write_bytes((SESSIONS / "01_one_run_tool.jsonl").read_bytes())
+    large = tmp_path / "large.jsonl"
+    with open(large, "wb") as f:
+        f.truncate(SPLIT_FROM_BYTES)  # only its size is looked at
+    many = [str(small)] * PARALLEL_FROM
+    assert report_read._choose_workers([str(small)]) == 1
+    assert report_read._choose_workers([str(large)]) == 2
+    assert report_read._choose_workers([str(small), str(tmp_path / "gone.jsonl")]) == 1
+    assert report_read._choose_workers(many) == 2
+    monkeypatch.setattr(report_read, "available_cores", lambda: 1)
+    assert report_read._choose_workers([str(large)]) == 1
+    assert report_read._choose_workers(many) == 1
+    with report_read.ReportReads([large], workers=None) as reads:
+        assert reads.workers == 1
+
+
+def test_the_command_reads_while_it_imports(tmp_path: Path) -> None:
+    """`sessiontools report` starts reading (its pool) before it loads pandas, genai-prices
+    and Jinja2, which it then loads while the logs are read."""
+    code = (
+        "import sys, io\n"
+        "from sessiontools._html import read\n"
+        "heavy = ('pandas', 'genai_prices', 'jinja2')\n"
+        "real = read.ReportReads.__init__\n"
+        "seen = []\n"
+        "def spying(self, *args, **kwargs):\n"
+        "    seen.append(sorted(m for m in heavy if m in sys.modules))\n"
+        "    real(self, *args, **kwargs)\n"
+        "    seen.append(self._pool is not None)\n"
+        "read.ReportReads.__init__ = spying\n"
+        "read._choose_workers = lambda paths: 2\n"
+        "from sessiontools._cli.main import main\n"
+        "assert main(['report', sys.argv[1], '--out', sys.argv[2]]) == 0\n"
+        "print(seen, sorted(m for m in heavy if m in sys.modules))\n"
+    )
+    got = subprocess.run(
+        [sys.executable, "-c", code, str(SESSIONS / "02_runs_anthropic_openai_cache.jsonl"),
+         str(tmp_path / "r.html")],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+        timeout=120,
+    )  # fmt: skip
+    assert got.returncode == 0, got.stderr
+    assert got.stdout == "[[], True] ['genai_prices', 'jinja2', 'pandas']\n"
