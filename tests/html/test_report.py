@@ -771,3 +771,16 @@ def test_the_command_reads_while_it_imports(tmp_path: Path) -> None:
     )  # fmt: skip
     assert got.returncode == 0, got.stderr
     assert got.stdout == "[[], True] ['genai_prices', 'jinja2', 'pandas']\n"
+
+
+def test_a_log_kept_compressed(tmp_path: Path) -> None:
+    """A directory's `*.jsonl.gz` logs are found and read as the logs they hold, under the
+    export's conversation id (the name without `.jsonl.gz`)."""
+    import gzip
+
+    data = (SESSIONS / "08_tool_model_calls.jsonl").read_bytes()
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "kept.jsonl.gz").write_bytes(gzip.compress(data, mtime=0))
+    result = invoke("report", str(tmp_path / "logs"), "--out", "-")
+    assert result.exit_code == 0, result.stderr
+    assert Counter(page(result.stdout_bytes).marks) == Counter(export_spans(data, "kept"))
