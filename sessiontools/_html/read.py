@@ -399,8 +399,9 @@ def _attribute(span: Span, key: str) -> AttributeValue | None:
 
 def _run_draft(run: Run, spans: list[Span], name: str, content: list[ContentItem]) -> RunDraft:
     """A run's marks: one per span, in the spans' order."""
-    attributes = [dict(s.attributes) for s in spans]
-    kinds = [a.get("gen_ai.operation.name") for a in attributes]
+    # gen_ai.operation.name is every span's first attribute (traces.md); the others are
+    # looked up in the few spans that need them
+    kinds = [s.attributes[0][1] if s.attributes else None for s in spans]
     run_spans = [s for s, k in zip(spans, kinds, strict=True) if k == "invoke_agent"]
     if len(run_spans) != 1:
         raise AssertionError(f"{name}: run {run.index}: {len(run_spans)} invoke_agent spans")
@@ -415,9 +416,9 @@ def _run_draft(run: Run, spans: list[Span], name: str, content: list[ContentItem
     # keys are the same entry numbers): a tool's model call then goes to the one with its
     # times (a tool's model calls span their tool's call) that still has calls to give.
     tools: dict[bytes, list[ToolCallRecord]] = {}
-    for span, kind, attrs in zip(spans, kinds, attributes, strict=True):
+    for span, kind in zip(spans, kinds, strict=True):
         if kind == "execute_tool":
-            call_id = attrs.get("gen_ai.tool.call.id")
+            call_id = _attribute(span, "gen_ai.tool.call.id")
             record = records.get(call_id) if isinstance(call_id, str) else None
             if record is None:
                 raise AssertionError(f"{name}: run {run.index}: a tool span without its call")
@@ -429,8 +430,8 @@ def _run_draft(run: Run, spans: list[Span], name: str, content: list[ContentItem
     marks: list[Draft] = []
     next_call = 0
     tool_models = 0
-    for span, kind, attrs in zip(spans, kinds, attributes, strict=True):
-        error = attrs.get("error.type")
+    for span, kind in zip(spans, kinds, strict=True):
+        error = _attribute(span, "error.type")
         if kind == "invoke_agent":
             if error == "crashed":
                 classes = "k"
@@ -438,7 +439,7 @@ def _run_draft(run: Run, spans: list[Span], name: str, content: list[ContentItem
                 classes = "e" if span.status_code == STATUS_CODE_ERROR else ""
             marks.append((span, "invoke_agent", LANE_RUN, 0, classes, (0,), run.start_seq))
         elif kind == "execute_tool":
-            record = records[str(attrs["gen_ai.tool.call.id"])]
+            record = records[str(_attribute(span, "gen_ai.tool.call.id"))]
             row = _place(rows_end, span)
             flags = []
             if isinstance(error, str) and error in _TOOL_ERRORS:
@@ -467,7 +468,7 @@ def _run_draft(run: Run, spans: list[Span], name: str, content: list[ContentItem
             next_call += 1
             classes = ""
             if span.status_code == STATUS_CODE_ERROR:
-                classes = "e y" if attrs.get("agentloop.retry") is True else "e"
+                classes = "e y" if _attribute(span, "agentloop.retry") is True else "e"
             marks.append((span, "chat", LANE_MODEL, 0, classes, (2, "turn", seq, 0), seq))
     if next_call != len(calls):
         raise AssertionError(f"{name}: run {run.index}: model calls without a span")
