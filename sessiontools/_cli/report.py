@@ -88,8 +88,8 @@ def report(
             paused_gc(),  # what is read stays until it is written (see paused_gc)
             _warnings_to_stderr("report"),
             _progress(len(found)) as step,
-            # A pool of processes for many logs, or for much to read (one large log: one
-            # worker), starts reading now ...
+            # A pool of processes for many logs starts reading now (one log is read here, by
+            # collect_report) ...
             ReportReads(
                 found, content=content, workers=None, max_line_bytes=max_line_bytes
             ) as reads,

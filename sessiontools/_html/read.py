@@ -531,12 +531,13 @@ class ReportReads:
     With ``workers`` 1 each log is read here when its turn comes. Otherwise a pool of
     processes (``sessiontools._parallel.pool``) starts now and is handed every path: the
     caller can import what it needs next (pandas, genai-prices, Jinja2) while they read.
-    ``None`` chooses: a pool from ``PARALLEL_FROM`` paths on, or when the paths add up to
-    ``SPLIT_FROM_BYTES`` (8 MB) or more and two cores are free (one large log is then read by
-    one worker while this process imports); one process per available core, at most
-    ``MAX_WORKERS`` and at most one per path. A stream (standard input), a ``Session`` and a
-    directory that could not be listed are taken here, in order. Iterate once; use as a
-    context manager, which stops the pool.
+    ``None`` chooses: a pool from ``PARALLEL_FROM`` paths on, or for two paths or more that add
+    up to ``SPLIT_FROM_BYTES`` (8 MB) or more, when two cores are free; one process per
+    available core, at most ``MAX_WORKERS`` and at most one per path. One log is read here:
+    a worker reading it while this process imports was no faster on two hardware threads (the
+    two slow each other, and the worker's read must be sent back; benchmarks/README.md). A
+    stream (standard input), a ``Session`` and a directory that could not be listed are taken
+    here, in order. Iterate once; use as a context manager, which stops the pool.
 
     Raises:
         ValueError: ``workers`` is below 1; ``max_line_bytes`` is not positive.
@@ -613,12 +614,12 @@ def _unique(items: Iterable[Any]) -> list[Any]:
 
 
 def _choose_workers(paths: Sequence[str]) -> int:
-    """``workers=None``: a pool of one process per core when there are many logs or much to
-    read, else this process alone."""
+    """``workers=None`` (``ReportReads``): a pool of one process per core for many logs, or
+    for several that are much to read, else this process alone."""
     cores = available_cores()
     if len(paths) >= PARALLEL_FROM:
         return min(cores, MAX_WORKERS)
-    if cores < 2:
+    if cores < 2 or len(paths) < 2:
         return 1
     size = 0
     for path in paths:

@@ -717,9 +717,9 @@ def test_what_a_span_weighs() -> None:
 
 
 def test_how_many_processes_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``workers=None``: a pool from PARALLEL_FROM logs on, or for 8 MB or more to read (one
-    large log: one worker, while this process imports), else this process alone; never more
-    processes than logs or cores."""
+    """``workers=None``: a pool from PARALLEL_FROM logs on, or for two logs or more that add up
+    to 8 MB, else this process alone (one large log too); never more processes than logs or
+    cores."""
     from sessiontools._html import read as report_read
     from sessiontools._parallel.cut import SPLIT_FROM_BYTES
     from sessiontools._parallel.pool import PARALLEL_FROM
@@ -732,13 +732,16 @@ def test_how_many_processes_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         f.truncate(SPLIT_FROM_BYTES)  # only its size is looked at
     many = [str(small)] * PARALLEL_FROM
     assert report_read._choose_workers([str(small)]) == 1
-    assert report_read._choose_workers([str(large)]) == 2
+    assert report_read._choose_workers([str(large)]) == 1
+    assert report_read._choose_workers([str(large), str(small)]) == 2
     assert report_read._choose_workers([str(small), str(tmp_path / "gone.jsonl")]) == 1
     assert report_read._choose_workers(many) == 2
+    with report_read.ReportReads([large, small], workers=None) as reads:
+        assert reads.workers == 2
     monkeypatch.setattr(report_read, "available_cores", lambda: 1)
-    assert report_read._choose_workers([str(large)]) == 1
+    assert report_read._choose_workers([str(large), str(small)]) == 1
     assert report_read._choose_workers(many) == 1
-    with report_read.ReportReads([large], workers=None) as reads:
+    with report_read.ReportReads([large, small], workers=None) as reads:
         assert reads.workers == 1
 
 
