@@ -316,8 +316,9 @@ def _costliest_model(row: ModelRow) -> tuple[float, str, str]:
 
 
 def _tool_outcomes(tools: pd.DataFrame) -> pd.DataFrame:
-    """Each tool call row's outcome, as its span's ``error.type`` says it (traces.md): denied
-    (the policy said no), else cut off (no result in its run), else refused, else an error."""
+    """Each tool call row's outcome, as its span's ``error.type`` says it (docs/traces.md,
+    "Errors"): denied (the policy said no), else cut off (no result in its run), else refused,
+    else an error."""
     denied = tools["verdict"].astype(object) == "deny"
     cut_off = ~denied & tools["is_error"].isna()
     refused = ~denied & ~cut_off & tools["refused"].astype(bool)

@@ -7,11 +7,11 @@ The marks are the spans ``trace_spans`` gives for each run with the export's def
 (conversation id: the file's name without its extension; no providers' error messages), so
 every span of ``sessiontools otel`` has exactly one mark, with the same kind and id. What a
 span does not carry (the entry it stands for, so its cost) is found by the contract's order
-(design/traces.md): a run's spans are ordered by start time, then seq, so its turn and
-failed-call spans are its turns and failed calls in that order; a tool span names its call
-(``gen_ai.tool.call.id``); a tool's model calls are its children in ``usage`` order. A mark
-names its cost by the keys of the cost frames' rows (``CostKey``); ``sessiontools._html.collect``
-looks it up once the frames are made.
+(docs/traces.md, "Identity and order"): a run's spans are ordered by start time, then seq,
+so its turn and failed-call spans are its turns and failed calls in that order; a tool span
+names its call (``gen_ai.tool.call.id``); a tool's model calls are its children in ``usage``
+order. A mark names its cost by the keys of the cost frames' rows (``CostKey``);
+``sessiontools._html.collect`` looks it up once the frames are made.
 """
 
 from __future__ import annotations
@@ -399,8 +399,8 @@ def _attribute(span: Span, key: str) -> AttributeValue | None:
 
 def _run_draft(run: Run, spans: list[Span], name: str, content: list[ContentItem]) -> RunDraft:
     """A run's marks: one per span, in the spans' order."""
-    # gen_ai.operation.name is every span's first attribute (traces.md); the others are
-    # looked up in the few spans that need them
+    # gen_ai.operation.name is every span's first attribute (docs/traces.md, "Attributes");
+    # the others are looked up in the spans that need them
     kinds = [s.attributes[0][1] if s.attributes else None for s in spans]
     run_spans = [s for s, k in zip(spans, kinds, strict=True) if k == "invoke_agent"]
     if len(run_spans) != 1:
