@@ -33,6 +33,7 @@ from .messages import (
     _say,
 )
 from .otel import otel
+from .report import report as report_command
 
 __all__ = ["cli", "main"]
 
@@ -115,6 +116,7 @@ def cli() -> None:
 
 cli.add_command(otel)
 cli.add_command(cost)
+cli.add_command(report_command)
 
 
 def main(args: Sequence[str] | None = None) -> int:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import glob
 import os
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -60,6 +61,14 @@ _SENDING = (
     "--out",
     metavar="FILE|DIR",
     help="Write to FILE (atomically) instead of stdout; with several logs, a directory.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(("otlp-json", "chrome-trace")),
+    default="otlp-json",
+    show_default=True,
+    help="chrome-trace: one log's spans in the Trace Event Format (Perfetto, chrome://tracing).",
 )
 @click.option(
     "--conversation-id",
@@ -134,6 +143,7 @@ _SENDING = (
 def otel(
     logs: tuple[str, ...],
     out: str | None,
+    fmt: str,
     conversation_id: str | None,
     parent_trace: str | None,
     parent_span: str | None,
@@ -175,6 +185,9 @@ def otel(
             "max_line_bytes": max_line_bytes,
         }
         sending = send or endpoint is not None
+        one = len(logs) == 1 and (logs[0] == "-" or _one_file(logs[0]))
+        if fmt == "chrome-trace" and (sending or not one):
+            raise click.UsageError("--format chrome-trace is for one log, written out")
         if not sending:
             given = {
                 "header": header,
@@ -204,8 +217,8 @@ def otel(
                 state=state,
                 follow=follow,
             )
-        if len(logs) == 1 and (logs[0] == "-" or _one_file(logs[0])):
-            return _export_one(logs[0], out, conversation_id, options)
+        if one:
+            return _export_one(logs[0], out, conversation_id, options, fmt)
         return _export_many(logs, out, conversation_id, options)
     except _Failure as e:
         _say(f"sessiontools otel: error: {e}")
@@ -218,10 +231,22 @@ def _one_file(path: str) -> bool:
     return not os.path.isdir(path) and not (glob.has_magic(path) and not os.path.exists(path))
 
 
+def _export_chrome_trace(source: Any, write: Callable[[bytes], object], **options: Any) -> None:
+    """``otel --format chrome-trace``: ``export_chrome_trace``, loaded when asked for."""
+    from .._otel.chrome_trace import export_chrome_trace
+
+    export_chrome_trace(source, write, **options)
+
+
 def _export_one(
-    session: str, out: str | None, conversation_id: str | None, options: dict[str, Any]
+    session: str,
+    out: str | None,
+    conversation_id: str | None,
+    options: dict[str, Any],
+    fmt: str = "otlp-json",
 ) -> int:
     name = session
+    export = export_otlp_json if fmt == "otlp-json" else _export_chrome_trace
     try:
         source, name = _open_session(session)
         try:
@@ -231,7 +256,7 @@ def _export_one(
             # log leaves nothing behind: renamed into place for --out, copied to stdout else.
             with _Output(out) as target:
                 with _warnings_to_stderr("otel"):
-                    export_otlp_json(
+                    export(
                         source,
                         target.write,
                         conversation_id=conversation_id,

@@ -29,7 +29,7 @@ import itertools
 import math
 import os
 import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
@@ -61,6 +61,7 @@ __all__ = [
     "PriceSource",
     "SkippedLog",
     "cost_by",
+    "cost_tables",
     "find_logs",
     "model_calls",
     "read_costs",
@@ -463,8 +464,51 @@ def read_costs(
                 warnings.warn(category(message), stacklevel=2)
             if progress is not None:
                 progress(name)
+    return _tables(builder, book, skipped, said)
+
+
+def cost_tables(
+    logs: Iterable[_LogRows],
+    *,
+    prices: PriceSource = None,
+    skipped: Sequence[SkippedLog] = (),
+    said: Sequence[str] = (),
+) -> CostTables:
+    """The cost tables of logs whose runs were read already: what ``read_costs`` makes of
+    them, for a reader that makes other things of the same runs in the same read (the HTML
+    report reads each log once, for its spans and its costs).
+
+    Args:
+        logs: each log's rows, in the order the logs were given: ``_LogRows(name)``, then
+            ``add(run)`` for each run as the fold gives it (runs read with
+            ``LogReader(..., export=True)``, or checked with ``check_run``), then
+            ``close(closing_line)``. As in ``read_costs``, a run read twice (in two logs) is
+            counted once, from the read that goes furthest.
+        prices: as ``read_costs``.
+        skipped: the logs the caller could not read, kept in ``CostTables.skipped``.
+        said: the warnings reading them gave, kept in ``CostTables.warnings`` (before the
+            ``CostMismatchWarning`` of each transcript whose reported cost is off).
+
+    Raises:
+        PriceFileError: the price file cannot be used.
+
+    Warns:
+        CostMismatchWarning: as ``read_costs``.
+    """
+    book = prices if isinstance(prices, PriceBook) else PriceBook(prices)
+    builder = _Builder()
+    for rows in logs:
+        builder.add(rows)
+    return _tables(builder, book, skipped, said)
+
+
+def _tables(
+    builder: _Builder, book: PriceBook, skipped: Sequence[SkippedLog], said: Sequence[str]
+) -> CostTables:
+    """The tables of what ``builder`` holds, priced with ``book``, with the transcripts'
+    reported costs checked."""
     calls, runs_frame, tools = builder.frames(book)
-    said.extend(_check_reported(runs_frame))
+    said = [*said, *_check_reported(runs_frame)]
     return CostTables(
         calls, runs_frame, tools, tuple(skipped), tuple(said), tuple(builder.copies())
     )
@@ -498,7 +542,8 @@ def _check_reported(runs: pd.DataFrame) -> Iterator[str]:
             )
             if unpriced:
                 message += f" (a lower bound: {unpriced} calls unpriced)"
-            warnings.warn(CostMismatchWarning(message), stacklevel=3)
+            # the caller of read_costs or cost_tables (through _tables)
+            warnings.warn(CostMismatchWarning(message), stacklevel=4)
             yield message
 
 
