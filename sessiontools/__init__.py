@@ -69,6 +69,15 @@ if TYPE_CHECKING:
         UnknownEntryWarning,
         UsageConventionError,
     )
+    from ._html.collect import (
+        ReportData,
+        collect_report,
+    )
+    from ._html.render import (
+        render_report_html,
+        render_report_pages,
+        report_html,
+    )
     from ._log.encode import (
         encode_entry,
     )
@@ -156,6 +165,11 @@ if TYPE_CHECKING:
         from_provider,
         inclusive_input_tokens,
         to_otel,
+    )
+    from ._otel.chrome_trace import (
+        chrome_trace,
+        encode_chrome_trace,
+        export_chrome_trace,
     )
     from ._otel.export import (
         export_otlp_json,
@@ -251,6 +265,15 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "UnknownEntryWarning",
         "UsageConventionError",
     ),
+    "._html.collect": (
+        "ReportData",
+        "collect_report",
+    ),
+    "._html.render": (
+        "render_report_html",
+        "render_report_pages",
+        "report_html",
+    ),
     "._log.encode": ("encode_entry",),
     "._log.entries": (
         "CallStartedEntry",
@@ -336,6 +359,11 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "from_provider",
         "inclusive_input_tokens",
         "to_otel",
+    ),
+    "._otel.chrome_trace": (
+        "chrome_trace",
+        "encode_chrome_trace",
+        "export_chrome_trace",
     ),
     "._otel.export": (
         "export_otlp_json",
@@ -450,6 +478,7 @@ __all__ = [
     "Prices",
     "Rates",
     "Refusal",
+    "ReportData",
     "Run",
     "RunStartedEntry",
     "SendError",
@@ -483,14 +512,18 @@ __all__ = [
     "__version__",
     "check_label",
     "check_labels",
+    "chrome_trace",
+    "collect_report",
     "cost_by",
     "cost_report",
     "default_conversation_id",
     "display_id",
     "emit_spans",
+    "encode_chrome_trace",
     "encode_entry",
     "encode_otlp_json",
     "encode_otlp_protobuf",
+    "export_chrome_trace",
     "export_otlp_json",
     "export_sessions",
     "find_logs",
@@ -512,6 +545,9 @@ __all__ = [
     "read_costs",
     "read_session",
     "render",
+    "render_report_html",
+    "render_report_pages",
+    "report_html",
     "run_span_id",
     "run_trace_id",
     "runs",

@@ -1,5 +1,5 @@
-"""The ``sessiontools`` command: the click group, its ``otel`` and ``cost`` commands, and
-``main(args) -> int``; the last stage of the flow, a thin layer over the library.
+"""The ``sessiontools`` command: the click group, its ``otel``, ``cost`` and ``report``
+commands, and ``main(args) -> int``; the last stage of the flow, a thin layer over the library.
 
 A command parses its flags, checks what it can before anything is read (ids, paths, ``--out``)
 and calls the library (``export_otlp_json``, ``cost_report``). What it says and its exit status
@@ -56,8 +56,9 @@ class _Interrupted(click.ClickException):
 
 
 #: Each command's module, imported when the command is run (or listed, for --help): `cost`
-#: loads none of `otel`'s exporters and senders, `otel` none of the cost tables.
-_COMMANDS = {"otel": ".otel", "cost": ".cost"}
+#: loads none of `otel`'s exporters and senders, `otel` none of the cost tables, and neither
+#: the report's.
+_COMMANDS = {"otel": ".otel", "cost": ".cost", "report": ".report"}
 
 
 class _Group(click.Group):

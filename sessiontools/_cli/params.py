@@ -1,16 +1,9 @@
-"""The ``sessiontools`` command: the click group, its ``otel`` and ``cost`` commands, and
-``main(args) -> int``; the last stage of the flow, a thin layer over the library.
+"""The command line's parameters: text that must be UTF-8, a size in bytes, times, ids, the
+session file or standard input.
 
-A command parses its flags, checks what it can before anything is read (ids, paths, ``--out``)
-and calls the library (``export_otlp_json``, ``cost_report``). What it says and its exit status
-are in ``messages``, ``--out`` in ``output``, Ctrl-C and SIGTERM in ``signals``
-(docs/traces.md, "Command"; docs/costs.md, "Command").
-
-- Flags may come before or after the file.
-- A file name (SESSION, PATH, ``--out``, ``--prices``) may be any bytes: it is used as it is
-  and shown with U+FFFD for each byte that is not UTF-8; any other flag's value must be UTF-8
-  (``_Text``: a usage error names the byte).
-- ``cost`` imports pandas and genai-prices when it runs: ``otel`` never loads them.
+- A file name (a log, ``--out``, ``--prices``) may be any bytes: it is used as it is and shown
+  with U+FFFD for each byte that is not UTF-8; any other flag's value must be UTF-8 (``_Text``:
+  a usage error names the byte).
 """
 
 from __future__ import annotations
@@ -30,6 +23,18 @@ from .messages import (
     _Failure,
     _reason,
 )
+
+__all__ = [
+    "_MAX_LINE_HELP",
+    "_TEXT",
+    "_Size",
+    "_Text",
+    "_id",
+    "_open_session",
+    "_stdin",
+    "_time",
+]
+
 
 # A lone surrogate: how Python gives a byte of an argument that is not UTF-8.
 _NOT_UTF8 = re.compile("[\ud800-\udfff]")
@@ -169,6 +174,7 @@ def _id(parse: Any, text: str | None, flag: str) -> bytes | None:
 
 
 def _stdin(param: str = "SESSION") -> IO[bytes]:
+    """Standard input, for the argument ``-`` (a usage error when it is closed)."""
     if sys.stdin is None:
         raise click.BadParameter("stdin is closed", param_hint=param)
     return sys.stdin.buffer

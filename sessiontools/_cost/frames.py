@@ -28,7 +28,7 @@ with.
 from __future__ import annotations
 
 import array
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,13 +39,13 @@ from .._errors import CostMismatchWarning
 from .._log.reader import MAX_LINE_BYTES
 from .._log.sources import find_logs
 from .._model.session import Session
-from .build import Built, PriceSource, SkippedLog, check_reported, read_rows, usd_text
+from .build import Built, PriceSource, SkippedLog, _Builder, check_reported, read_rows, usd_text
 from .cache import cache_hit_rate
 from .groups import METRICS, CallArrays, Groups, group_costs
 from .names import GROUPS
 from .price_book import PriceBook
 from .pricing import Codes, match_providers
-from .rows import _TIME, _TOKENS, COLUMNS, LogReads, Logs, _Columns
+from .rows import _TIME, _TOKENS, COLUMNS, LogReads, Logs, _Columns, _LogRows
 
 __all__ = [
     "COLUMNS",
@@ -56,6 +56,7 @@ __all__ = [
     "PriceSource",
     "SkippedLog",
     "cost_by",
+    "cost_tables",
     "find_logs",
     "model_calls",
     "read_costs",
@@ -235,9 +236,57 @@ def read_costs(
     builder, book, skipped, said = read_rows(
         started, prices, skip_damaged=skip_damaged, progress=progress, stacklevel=2
     )
+    return _tables(builder, book, skipped, said, stacklevel=2)
+
+
+def cost_tables(
+    logs: Iterable[_LogRows],
+    *,
+    prices: PriceSource = None,
+    skipped: Sequence[SkippedLog] = (),
+    said: Sequence[str] = (),
+) -> CostTables:
+    """The cost tables of logs whose runs were read already: what ``read_costs`` makes of
+    them, for a reader that makes other things of the same runs in the same read (the HTML
+    report reads each log once, for its spans and its costs).
+
+    Args:
+        logs: each log's rows, in the order the logs were given: ``_LogRows(name)``, then
+            ``add(run)`` for each run as the fold gives it (runs read with
+            ``LogReader(..., export=True)``, or checked with ``check_run``), then
+            ``close(closing_line)``. As in ``read_costs``, a run read twice (in two logs) is
+            counted once, from the read that goes furthest.
+        prices: as ``read_costs``.
+        skipped: the logs the caller could not read, kept in ``CostTables.skipped``.
+        said: the warnings reading them gave, kept in ``CostTables.warnings`` (before the
+            ``CostMismatchWarning`` of each transcript whose reported cost is off).
+
+    Raises:
+        PriceFileError: the price file cannot be used.
+
+    Warns:
+        CostMismatchWarning: as ``read_costs``.
+    """
+    book = prices if isinstance(prices, PriceBook) else PriceBook(prices)
+    builder = _Builder()
+    for rows in logs:
+        builder.add(rows)
+    return _tables(builder, book, skipped, said, stacklevel=2)
+
+
+def _tables(
+    builder: _Builder,
+    book: PriceBook,
+    skipped: Sequence[SkippedLog],
+    said: Sequence[str],
+    *,
+    stacklevel: int,
+) -> CostTables:
+    """The tables of what ``builder`` holds, priced with ``book``, with the transcripts'
+    reported costs checked (a ``CostMismatchWarning`` at ``stacklevel`` above the caller)."""
     built = builder.priced(book)
     calls, runs_frame, tools = _frames(built, book)
-    said.extend(check_reported(built, stacklevel=2))
+    said = [*said, *check_reported(built, stacklevel=stacklevel + 1)]
     return CostTables(
         calls, runs_frame, tools, tuple(skipped), tuple(said), tuple(builder.copies())
     )

@@ -246,4 +246,4 @@ def test_a_command_s_module_is_imported_with_signals_held(monkeypatch: pytest.Mo
     assert held and {signal.SIGINT, signal.SIGTERM} <= held[0]
     assert signal.pthread_sigmask(signal.SIG_BLOCK, set()) == before
     assert group.get_command(click.Context(group), "nope") is None
-    assert group.list_commands(click.Context(group)) == ["cost", "otel"]
+    assert group.list_commands(click.Context(group)) == ["cost", "otel", "report"]

@@ -686,3 +686,33 @@ def test_any_prefix_of_a_session_is_a_copy_of_it(
         )
         holds_a_run = b'"run_started"' in prefix
         assert len(both.copies) == (1 if holds_a_run else 0)
+
+
+def test_cost_tables_of_runs_read_already_are_read_costs_tables(tmp_path: Path) -> None:
+    """``cost_tables`` makes ``read_costs``' tables of runs another reader folded (the HTML
+    report reads each log once, for its spans and its costs): the same frames, the same run
+    given in two logs counted once, the transcripts' reported costs checked."""
+    from sessiontools import LogReader, SessionFold, iter_runs
+    from sessiontools._cost.frames import cost_tables
+    from sessiontools._cost.rows import _LogRows
+
+    log = tmp_path / "log.jsonl"
+    log.write_bytes(LOG)
+    copy = tmp_path / "copy.jsonl"
+    copy.write_bytes(LOG)
+    logs = [log, copy, SESSIONS / "06_transcript.jsonl", SESSIONS / "08_tool_model_calls.jsonl"]
+    rows = []
+    for path in logs:
+        with LogReader(path, export=True) as reader:
+            made = _LogRows(reader.name)
+            for run in iter_runs(reader, SessionFold(reader.name, warnings=reader.sink)):
+                made.add(run)
+            made.close(reader.closing_line)
+        rows.append(made)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = cost_tables(rows)
+        want = read_costs(logs)
+    for name in ("model_calls", "runs", "tool_calls"):
+        pd.testing.assert_frame_equal(getattr(got, name), getattr(want, name))
+    assert got.warnings == want.warnings and got.copies == want.copies == (str(copy),)
