@@ -20,9 +20,11 @@ from typing import TYPE_CHECKING, Any
 from ._version import __version__
 
 if TYPE_CHECKING:
+    from ._cost.build import (
+        SkippedLog,
+    )
     from ._cost.frames import (
         CostTables,
-        SkippedLog,
         cost_by,
         model_calls,
         read_costs,
@@ -66,6 +68,15 @@ if TYPE_CHECKING:
         TornTailWarning,
         UnknownEntryWarning,
         UsageConventionError,
+    )
+    from ._html.collect import (
+        ReportData,
+        collect_report,
+    )
+    from ._html.render import (
+        render_report_html,
+        render_report_pages,
+        report_html,
     )
     from ._log.content import (
         CallStartedEntry,
@@ -157,6 +168,11 @@ if TYPE_CHECKING:
         inclusive_input_tokens,
         to_otel,
     )
+    from ._otel.chrome_trace import (
+        chrome_trace,
+        encode_chrome_trace,
+        export_chrome_trace,
+    )
     from ._otel.export import (
         export_otlp_json,
         otlp_json,
@@ -206,9 +222,9 @@ if TYPE_CHECKING:
 # tables (pandas, genai-prices). tests/test_public_api.py checks that this table, the imports
 # above (for type checkers) and `__all__` (for strict type checkers, a literal) agree.
 _EXPORTS: dict[str, tuple[str, ...]] = {
+    "._cost.build": ("SkippedLog",),
     "._cost.frames": (
         "CostTables",
-        "SkippedLog",
         "cost_by",
         "model_calls",
         "read_costs",
@@ -250,6 +266,15 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "TornTailWarning",
         "UnknownEntryWarning",
         "UsageConventionError",
+    ),
+    "._html.collect": (
+        "ReportData",
+        "collect_report",
+    ),
+    "._html.render": (
+        "render_report_html",
+        "render_report_pages",
+        "report_html",
     ),
     "._log.content": (
         "CallStartedEntry",
@@ -338,6 +363,11 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "from_provider",
         "inclusive_input_tokens",
         "to_otel",
+    ),
+    "._otel.chrome_trace": (
+        "chrome_trace",
+        "encode_chrome_trace",
+        "export_chrome_trace",
     ),
     "._otel.export": (
         "export_otlp_json",
@@ -452,6 +482,7 @@ __all__ = [
     "Prices",
     "Rates",
     "Refusal",
+    "ReportData",
     "Run",
     "RunStartedEntry",
     "SendError",
@@ -485,14 +516,18 @@ __all__ = [
     "__version__",
     "check_label",
     "check_labels",
+    "chrome_trace",
+    "collect_report",
     "cost_by",
     "cost_report",
     "default_conversation_id",
     "display_id",
     "emit_spans",
+    "encode_chrome_trace",
     "encode_entry",
     "encode_otlp_json",
     "encode_otlp_protobuf",
+    "export_chrome_trace",
     "export_otlp_json",
     "export_sessions",
     "find_logs",
@@ -514,6 +549,9 @@ __all__ = [
     "read_costs",
     "read_session",
     "render",
+    "render_report_html",
+    "render_report_pages",
+    "report_html",
     "run_span_id",
     "run_trace_id",
     "runs",

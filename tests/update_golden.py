@@ -6,6 +6,11 @@ run from the repository root on its relative path:
 - ``tests/golden/NAME.otlp.json``: standard output, byte for byte (when it exits 0);
 - ``tests/golden/NAME.stderr``: standard error and the exit status (when it says anything).
 
+And for two of them (``REPORTS``), what `sessiontools report` writes for it:
+
+- ``tests/golden/NAME.report.html``: the HTML report, byte for byte. Its marks carry the
+  export's span ids, so it changes whenever they do.
+
 Read the diff of every file this rewrites before committing it: a golden file is the spec.
 """
 
@@ -19,6 +24,8 @@ from click.testing import CliRunner
 
 REPO = Path(__file__).resolve().parent.parent
 GOLDEN = REPO / "tests" / "golden"
+#: The logs whose HTML report is kept (tests/html/test_report.py, GOLDEN_REPORTS).
+REPORTS = ("02_runs_anthropic_openai_cache", "03_crash_while_call_runs")
 
 
 def render(log: Path) -> dict[str, bytes]:
@@ -36,6 +43,15 @@ def render(log: Path) -> dict[str, bytes]:
         files[f"{log.stem}.otlp.json"] = result.stdout_bytes
     if result.stderr or result.exit_code:
         files[f"{log.stem}.stderr"] = f"exit {result.exit_code}\n{result.stderr}".encode()
+    if log.stem in REPORTS:
+        os.chdir(REPO)
+        try:
+            report = CliRunner().invoke(cli, ["report", str(log.relative_to(REPO)), "--out", "-"])
+        finally:
+            os.chdir(here)
+        if report.exit_code != 0 or report.stderr:
+            raise SystemExit(f"sessiontools report {log.name}: {report.exit_code} {report.stderr}")
+        files[f"{log.stem}.report.html"] = report.stdout_bytes
     return files
 
 

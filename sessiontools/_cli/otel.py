@@ -17,6 +17,7 @@ from __future__ import annotations
 import glob
 import os
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -59,6 +60,14 @@ _SENDING = (
     "--out",
     metavar="FILE|DIR",
     help="Write to FILE (atomically) instead of stdout; with several logs, a directory.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(("otlp-json", "chrome-trace")),
+    default="otlp-json",
+    show_default=True,
+    help="chrome-trace: one log's spans in the Trace Event Format (Perfetto, chrome://tracing).",
 )
 @click.option(
     "--conversation-id",
@@ -120,9 +129,9 @@ _SENDING = (
 )
 @click.option(
     "--max-request-bytes",
-    metavar="N",
-    type=int,
-    help="The largest request before compression (default 4 MiB).",
+    metavar="SIZE",
+    type=_Size(),
+    help="The largest request before compression (default 4 MiB; K, M, G allowed).",
 )
 @click.option(
     "--state",
@@ -133,6 +142,7 @@ _SENDING = (
 def otel(
     logs: tuple[str, ...],
     out: str | None,
+    fmt: str,
     conversation_id: str | None,
     parent_trace: str | None,
     parent_span: str | None,
@@ -174,6 +184,9 @@ def otel(
             "max_line_bytes": max_line_bytes,
         }
         sending = send or endpoint is not None
+        one = len(logs) == 1 and (logs[0] == "-" or _one_file(logs[0]))
+        if fmt == "chrome-trace" and (sending or not one):
+            raise click.UsageError("--format chrome-trace is for one log, written out")
         if not sending:
             given = {
                 "header": header,
@@ -203,8 +216,8 @@ def otel(
                 state=state,
                 follow=follow,
             )
-        if len(logs) == 1 and (logs[0] == "-" or _one_file(logs[0])):
-            return _export_one(logs[0], out, conversation_id, options)
+        if one:
+            return _export_one(logs[0], out, conversation_id, options, fmt)
         return _export_many(logs, out, conversation_id, options)
     except _Failure as e:
         _say(f"sessiontools otel: error: {e}")
@@ -217,10 +230,22 @@ def _one_file(path: str) -> bool:
     return not os.path.isdir(path) and not (glob.has_magic(path) and not os.path.exists(path))
 
 
+def _export_chrome_trace(source: Any, write: Callable[[bytes], object], **options: Any) -> None:
+    """``otel --format chrome-trace``: ``export_chrome_trace``, loaded when asked for."""
+    from .._otel.chrome_trace import export_chrome_trace
+
+    export_chrome_trace(source, write, **options)
+
+
 def _export_one(
-    session: str, out: str | None, conversation_id: str | None, options: dict[str, Any]
+    session: str,
+    out: str | None,
+    conversation_id: str | None,
+    options: dict[str, Any],
+    fmt: str = "otlp-json",
 ) -> int:
     name = session
+    export = export_otlp_json if fmt == "otlp-json" else _export_chrome_trace
     try:
         source, name = _open_session(session)
         try:
@@ -230,7 +255,7 @@ def _export_one(
             # log leaves nothing behind: renamed into place for --out, copied to stdout else.
             with _Output(out) as target:
                 with _warnings_to_stderr("otel"):
-                    export_otlp_json(
+                    export(
                         source,
                         target.write,
                         conversation_id=conversation_id,
@@ -304,14 +329,20 @@ def _export_many(
 
 
 class _Status:
-    """A progress line on standard error, rewritten as the send goes (only on a terminal)."""
+    """What a send says on standard error as it goes: each warning, damaged log and failed
+    request as soon as it is known (one line each), and on a terminal a progress line
+    rewritten in place; at the end (or when stopped), a summary line."""
 
     def __init__(self) -> None:
         stream = sys.stderr
         self.stream = stream if stream is not None and stream.isatty() else None
         self.shown = False
+        self.report: SendReport | None = None
+        self._said = (0, 0, 0)  # warnings, damaged logs, failures said so far
 
     def __call__(self, report: SendReport) -> None:
+        self.report = report
+        self.say_new()
         if self.stream is None:
             return
         line = (
@@ -322,10 +353,33 @@ class _Status:
         self.stream.flush()
         self.shown = True
 
+    def say_new(self) -> None:
+        report = self.report
+        if report is None:
+            return
+        warned, damaged, failed = self._said
+        new = (
+            [f"warning: {w}" for w in report.warnings[warned:]]
+            + [f"error: {d}" for d in report.damaged[damaged:]]
+            + [f"error: {f}" for f in report.failures[failed:]]
+        )
+        if new:
+            self.done()
+            for line in new:
+                _say(f"sessiontools otel: {line}")
+        self._said = (len(report.warnings), len(report.damaged), len(report.failures))
+
     def done(self) -> None:
         if self.shown and self.stream is not None:
             self.stream.write("\r\x1b[K")
             self.stream.flush()
+            self.shown = False
+
+    def summary(self) -> None:
+        self.say_new()
+        self.done()
+        if self.report is not None:
+            _say(f"sessiontools otel: {self.report.summary()}")
 
 
 def _send(
@@ -367,12 +421,9 @@ def _send(
     except OSError as e:
         status.done()
         raise _Failure(f"{sending.get('state')}: {_reason(e)}", EXIT_DAMAGED) from None
-    status.done()
-    for warning in report.warnings:
-        _say(f"sessiontools otel: warning: {warning}")
-    for problem in report.damaged:
-        _say(f"sessiontools otel: error: {problem}")
-    for failure in report.failures:
-        _say(f"sessiontools otel: error: {failure}")
-    _say(f"sessiontools otel: sent {report.summary()}")
+    except (KeyboardInterrupt, SystemExit):  # Ctrl-C, SIGTERM: what was sent, then stop
+        status.summary()
+        raise
+    status(report)
+    status.summary()
     return EXIT_OK if report.ok else EXIT_DAMAGED

@@ -1,26 +1,21 @@
-"""The ``sessiontools`` command: the click group, its ``otel`` and ``cost`` commands, and
-``main(args) -> int``; the last stage of the flow, a thin layer over the library.
+"""The command line's parameters: text that must be UTF-8, a size in bytes, times, ids, the
+session file or standard input.
 
-A command parses its flags, checks what it can before anything is read (ids, paths, ``--out``)
-and calls the library (``export_otlp_json``, ``cost_report``). What it says and its exit status
-are in ``messages``, ``--out`` in ``output``, Ctrl-C and SIGTERM in ``signals``
-(docs/traces.md, "Command"; docs/costs.md, "Command").
-
-- Flags may come before or after the file.
-- A file name (SESSION, PATH, ``--out``, ``--prices``) may be any bytes: it is used as it is
-  and shown with U+FFFD for each byte that is not UTF-8; any other flag's value must be UTF-8
-  (``_Text``: a usage error names the byte).
-- ``cost`` imports pandas and genai-prices when it runs: ``otel`` never loads them.
+- A file name (a log, ``--out``, ``--prices``) may be any bytes: it is used as it is and shown
+  with U+FFFD for each byte that is not UTF-8; any other flag's value must be UTF-8 (``_Text``:
+  a usage error names the byte).
 """
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 from typing import IO, Any
 
 import click
 
+from .._cost.names import GROUPS
 from .._errors import InvalidIdError
 from .._log.reader import MAX_LINE_BYTES, READ_BUFFER_BYTES
 from .messages import (
@@ -28,6 +23,18 @@ from .messages import (
     _Failure,
     _reason,
 )
+
+__all__ = [
+    "_MAX_LINE_HELP",
+    "_TEXT",
+    "_Size",
+    "_Text",
+    "_id",
+    "_open_session",
+    "_stdin",
+    "_time",
+]
+
 
 # A lone surrogate: how Python gives a byte of an argument that is not UTF-8.
 _NOT_UTF8 = re.compile("[\ud800-\udfff]")
@@ -84,13 +91,74 @@ _MAX_LINE_HELP = (
 )
 
 
-def _time(text: str | None, flag: str) -> Any:
-    from .._cost.report import parse_time
+def _invalid(message: str, param: click.Parameter | None) -> click.BadParameter:
+    """A usage error naming the flag as the command's own checks do (``--tz``, unquoted)."""
+    hint = param.opts[0] if param is not None and param.opts else None
+    return click.BadParameter(message, param_hint=hint)
+
+
+class _Groups(_Text):
+    """``cost --by``: one group, or several with commas (``day,model``), in order; each one
+    of ``GROUPS``. Gives a tuple of names."""
+
+    name = "groups"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, tuple):
+            return value
+        text = super().convert(value, param, ctx)
+        names = tuple(name.strip() for name in text.split(","))
+        for name in names:
+            if name not in GROUPS:
+                raise _invalid(f"{name!r} is not a group; choose from {', '.join(GROUPS)}", param)
+        return names
+
+
+class _Zone(_Text):
+    """``cost --tz``: ``UTC``, ``log`` (each entry's own UTC offset) or an IANA name."""
+
+    name = "zone"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        # only for `cost`: the zone database and the calendar load when a zone is given
+        from .._cost.calendar import check_zone
+
+        text = super().convert(value, param, ctx)
+        try:
+            return check_zone(text)
+        except ValueError as e:
+            raise _invalid(str(e), param) from None
+
+
+#: A ``--max-cost``: US dollars, a plain decimal number (``5``, ``0.25``, ``1e-3``).
+_USD_TEXT = re.compile(r"(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?", re.ASCII)
+
+
+class _Usd(_Text):
+    """``cost --max-cost``: an amount of US dollars, 0 or more. Gives the amount and how it
+    was written (what the message about it shows)."""
+
+    name = "usd"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, tuple):
+            return value
+        shown = super().convert(value, param, ctx).strip()
+        if not _USD_TEXT.fullmatch(shown) or not math.isfinite(float(shown)):
+            raise _invalid(
+                f"{value!r} is not an amount of US dollars (0 or more, such as 5 or 0.25)", param
+            )
+        return float(shown), shown
+
+
+def _time(text: str | None, flag: str, zone: str = "UTC") -> int | None:
+    """``--since`` / ``--until`` as UTC nanoseconds (without an offset: in ``zone``)."""
+    from .._cost.calendar import parse_time
 
     if text is None:
         return None
     try:
-        return parse_time(text)
+        return parse_time(text, zone)
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint=flag) from None
 
@@ -106,6 +174,7 @@ def _id(parse: Any, text: str | None, flag: str) -> bytes | None:
 
 
 def _stdin(param: str = "SESSION") -> IO[bytes]:
+    """Standard input, for the argument ``-`` (a usage error when it is closed)."""
     if sys.stdin is None:
         raise click.BadParameter("stdin is closed", param_hint=param)
     return sys.stdin.buffer

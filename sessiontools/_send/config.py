@@ -41,6 +41,8 @@ __all__ = [
 
 DEFAULT_ENDPOINT = "http://localhost:4318/v1/traces"
 DEFAULT_TIMEOUT_SECONDS = 10.0
+#: The longest timeout taken: a day (a request is retried for 120 s at most anyway).
+MAX_TIMEOUT_SECONDS = 86_400.0
 #: Requests are kept under this many bytes before compression (4 MiB, the usual limit of
 #: collectors and backends).
 DEFAULT_MAX_REQUEST_BYTES = 4 * 1024 * 1024
@@ -114,14 +116,33 @@ def parse_headers(text: str, where: str) -> list[tuple[str, str]]:
     return headers
 
 
+#: Headers the sender sets itself: giving them would break the request (a wrong length, a body
+#: said to be compressed that is not).
+RESERVED_HEADERS = frozenset(
+    {
+        "content-type",
+        "content-length",
+        "content-encoding",
+        "transfer-encoding",
+        "host",
+        "connection",
+    }
+)
+
+
 def _header_name(name: str, where: str) -> str:
     if not _TOKEN.fullmatch(name):
         raise ValueError(f"{where}: {name!r} is not an HTTP header name")
+    if name.lower() in RESERVED_HEADERS:
+        raise ValueError(f"{where}: {name} is set by the sender itself; it cannot be given")
     return name
 
 
 def _value(value: str, where: str) -> str:
-    value = urllib.parse.unquote(value.strip())
+    value = value.strip()
+    if re.search(r"%(?![0-9A-Fa-f]{2})", value):
+        raise ValueError(f"{where}: a value has a '%' that is not a URL escape (%XX)")
+    value = urllib.parse.unquote(value)
     if any(c in value for c in "\r\n\0"):
         raise ValueError(f"{where}: a header value holds a line break or NUL")
     return value
@@ -129,8 +150,8 @@ def _value(value: str, where: str) -> str:
 
 def _flag_header(text: str) -> tuple[str, str]:
     name, eq, value = text.partition("=")
-    if not eq:
-        raise ValueError(f"--header {name.strip()!r}: give NAME=VALUE")
+    if not eq:  # (not shown: "Authorization: Bearer ..." would be a secret)
+        raise ValueError("--header: give NAME=VALUE (a name, '=', then the value)")
     name = _header_name(name.strip(), "--header")
     if any(c in value for c in "\r\n\0"):
         raise ValueError(f"--header {name}: the value holds a line break or NUL")
@@ -204,14 +225,24 @@ def resolve_config(
     protocol = _choice(protocol, "--protocol", env, "PROTOCOL", PROTOCOLS, "http/protobuf")
     compression = _choice(compression, "--compression", env, "COMPRESSION", COMPRESSIONS, "none")
 
+    timeout_from = "--timeout"
     if timeout_seconds is None:
         found_timeout = _env(env, "TIMEOUT")
         if found_timeout is None:
             timeout_seconds = DEFAULT_TIMEOUT_SECONDS
         else:
+            timeout_from = found_timeout[0]
             timeout_seconds = _number(found_timeout[1], found_timeout[0]) / 1000.0
-    if not (math.isfinite(timeout_seconds) and timeout_seconds > 0):
-        raise ValueError(f"--timeout must be a positive number of seconds, not {timeout_seconds}")
+    if not (math.isfinite(timeout_seconds) and 0 < timeout_seconds <= MAX_TIMEOUT_SECONDS):
+        shown = (
+            f"{timeout_seconds:g} s"
+            if timeout_from == "--timeout"
+            else f"{timeout_seconds * 1000:g} ms"
+        )
+        raise ValueError(
+            f"{timeout_from} must be more than 0 and at most {MAX_TIMEOUT_SECONDS:g} seconds "
+            f"(a day), not {shown}"
+        )
 
     if max_request_bytes is None:
         max_request_bytes = DEFAULT_MAX_REQUEST_BYTES

@@ -43,6 +43,7 @@ from typing import IO, Any
 from .._errors import LogError, SendError, SessionToolsWarning
 from .._log.entries import RunStartedEntry
 from .._log.reader import MAX_LINE_BYTES, LogReader, ReadPosition, printable
+from .._log.warnings import Warnings
 from .._model.fold import SessionFold
 from .._model.identity import RunIdentity, run_identity
 from .._model.runs import Run
@@ -53,7 +54,14 @@ from .batches import encoding_for, requests
 from .config import SendConfig, redact_url, resolve_config
 from .http import OtlpHttpSender
 from .locks import LockTable, flock_table
-from .sessions import LogRuns, SessionGroup, SessionLog, group_sessions, session_logs
+from .sessions import (
+    LogRuns,
+    SessionGroup,
+    SessionLog,
+    group_sessions,
+    output_path,
+    session_logs,
+)
 from .state import CHECK_BYTES, LogState, SendState, check_digest
 
 __all__ = ["FOLLOW_INTERVAL_SECONDS", "SendReport", "export_sessions", "send_otlp"]
@@ -99,13 +107,21 @@ class SendReport:
         return not self.failures and not self.damaged
 
     def summary(self) -> str:
-        """One line: what was sent, and what went wrong."""
+        """One line: what was read and sent, and what went wrong."""
         return (
-            f"{self.sessions} sessions, {self.copies} copies, {self.runs} runs, "
-            f"{self.spans} spans, {self.bytes} bytes in {self.requests} requests, "
-            f"{self.retries} retries, {len(self.failures)} failures, "
-            f"{len(self.damaged)} damaged logs, {self.held_back} runs held back as open"
+            f"{_n(self.sessions, 'session')} read ({_n(self.copies, 'copy', 'copies')}, "
+            f"{self.unchanged} unchanged); {_n(self.runs, 'run')} and "
+            f"{_n(self.spans, 'span')} sent in {_n(self.requests, 'request')} "
+            f"({_n(self.bytes, 'byte')} on the wire); {_n(self.retries, 'retry', 'retries')}, "
+            f"{_n(len(self.failures), 'failed request')}, "
+            f"{_n(self.rejected_spans, 'rejected span')}, "
+            f"{_n(len(self.damaged), 'damaged log')}, "
+            f"{_n(self.held_back, 'open run')} held back"
         )
+
+
+def _n(count: int, one: str, many: str | None = None) -> str:
+    return f"{count:,} {one if count == 1 else (many or one + 's')}"
 
 
 @dataclass(frozen=True)
@@ -319,7 +335,9 @@ class _Pass:
                     and _check(file, offset) == check
                 ):
                     with contextlib.suppress(ValueError):
-                        fold = SessionFold.restore(log.name, snapshot)
+                        fold = SessionFold.restore(
+                            log.name, snapshot, warnings=Warnings(log.name, record=True)
+                        )
                         start = ReadPosition(offset, line)
                         read.identities = _before(known.runs, snapshot)
                 file.seek(start.offset)
@@ -329,7 +347,8 @@ class _Pass:
                 export=True,
                 max_line_bytes=self.options.max_line_bytes,
                 start=start,
-                warnings=fold.sink if fold is not None else None,
+                # kept in the report (not given to `warnings.warn` as well)
+                warnings=fold.sink if fold is not None else Warnings(log.name, record=True),
             )
             if fold is None:
                 fold = SessionFold(reader.name, warnings=reader.sink)
@@ -462,6 +481,9 @@ class _Sender:
         self.signals = signals
         self.encoding = encoding_for(config.protocol, options.service_name)
         self.settled: list[tuple[str, LogState]] = []  # logs to record with the next commit
+        self.unreachable: str | None = None  # the endpoint gave no answer: nothing more is tried
+        # logs found damaged, as they were then: not read again until they change (--follow)
+        self.damaged: dict[str, tuple[int, int, int]] = {}
         self.http = OtlpHttpSender(config, sleep=signals.sleep, **retry)
 
     def close(self) -> None:
@@ -474,7 +496,7 @@ class _Sender:
         if not logs:
             return
         work = _Pass(logs, self.options, self.state, self.report)
-        reads = work.plan()
+        reads = [read for read in work.plan() if not self._still_damaged(read)]
         for request in requests(
             self._runs(work, reads), self.encoding, self.config.max_request_bytes
         ):
@@ -500,14 +522,28 @@ class _Sender:
                     yield key, spans
             except LogError as e:
                 read.failed = True
-                self.report.damaged.append(str(e))
+                self._damaged(read, str(e))
             except OSError as e:
                 read.failed = True
-                self.report.damaged.append(f"{read.log.name}: cannot read: {e.strerror or e}")
+                self._damaged(read, f"{read.log.name}: cannot read: {e.strerror or e}")
             if read.pending == 0:
                 self._settle(work, read)
             if self.progress is not None:
                 self.progress(self.report)
+
+    def _still_damaged(self, read: _Read) -> bool:
+        """A log found damaged before and unchanged since (only ``--follow`` looks again)."""
+        if read.st is None or read.log.path is None:
+            return False
+        seen = self.damaged.get(os.path.abspath(read.log.path))
+        st = read.st
+        return seen == (st.st_ino, st.st_size, st.st_mtime_ns)
+
+    def _damaged(self, read: _Read, problem: str) -> None:
+        self.report.damaged.append(problem)
+        if read.st is not None and read.log.path is not None:
+            st = read.st
+            self.damaged[os.path.abspath(read.log.path)] = (st.st_ino, st.st_size, st.st_mtime_ns)
 
     def _skip(self, work: _Pass, read: _Read, key: _RunKey, run: Run) -> bool:
         """Whether a run is not to be sent: held back as open, or acknowledged as far."""
@@ -535,12 +571,26 @@ class _Sender:
         keys: list[_RunKey],
         parts: tuple[tuple[Any, bytes], ...] = (),
     ) -> None:
+        held = keys + [k for k, _ in parts]
+        if self.unreachable is not None:
+            self.report.failures.append(
+                f"not sent (the endpoint was not reached before: {self.unreachable}); "
+                f"sessions: {_sessions_named(held)}"
+            )
+            for key in held:
+                key.read.failed = True
+            for key in keys:
+                key.read.pending -= 1
+            return
         with self.signals.held():
             try:
                 ack = self.http.post(body, retried=lambda why: self._retried())
             except SendError as e:
+                if e.status is None and e.attempts > 1:
+                    # no answer at all after retrying for the whole budget: the others would
+                    # wait as long for nothing
+                    self.unreachable = str(e)
                 self.report.retries += max(0, e.attempts - 1)
-                held = keys + [k for k, _ in parts]
                 self.report.failures.append(f"{e}; sessions: {_sessions_named(held)}")
                 for key in held:
                     key.read.failed = True
@@ -776,7 +826,8 @@ def export_sessions(
                     write(block)
                 continue
             assert out_dir is not None
-            target = os.path.join(os.fspath(out_dir), *log.relative.split("/"))
+            relative = output_path(session.conversation_id)
+            target = os.path.join(os.fspath(out_dir), *relative.split("/"))
             os.makedirs(os.path.dirname(target), exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".", suffix=".tmp")
             try:

@@ -25,11 +25,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .._log.reader import shown_name
+from .._log.reader import printable, shown_name
 from .._log.sources import default_conversation_id, find_logs
 from .._model.identity import RunIdentity
 
-__all__ = ["LogRuns", "SessionGroup", "SessionLog", "group_sessions", "session_logs"]
+__all__ = [
+    "LogRuns",
+    "SessionGroup",
+    "SessionLog",
+    "group_sessions",
+    "output_path",
+    "session_logs",
+]
 
 
 @dataclass(frozen=True)
@@ -65,7 +72,7 @@ def _clean(path: str) -> str:
     return ("/" if posix.startswith("/") else "") + "/".join(parts)
 
 
-def _output(conversation_id: str) -> str:
+def output_path(conversation_id: str) -> str:
     """Where a session's export goes under an output directory: its id, made relative (no
     leading ``/``; ``..`` as ``__``, so nothing lands outside the directory), and ``.json``."""
     parts = ["__" if p == ".." else p for p in conversation_id.split("/") if p]
@@ -85,17 +92,31 @@ def session_logs(
     """
     if len(paths) == 1 and paths[0] == "-":
         cid = conversation_id or "stdin"
-        return [SessionLog(None, "<stdin>", cid, _output(cid))]
+        return [SessionLog(None, "<stdin>", cid, output_path(cid))]
     single = len(paths) == 1 and _is_plain_file(paths[0])
     if single:
         path = Path(paths[0])
         name = shown_name(paths[0])
+        if not os.path.lexists(path):
+            raise FileNotFoundError(f"no log at {name}")
         cid = conversation_id if conversation_id is not None else default_conversation_id(name)
-        return [SessionLog(path, name, cid, _output(_strip(path.name)))]
+        return [SessionLog(path, name, cid, output_path(_strip(path.name)))]
     out: list[SessionLog] = []
+    expanded: list[str] = []
     for given in paths:
         if given == "-":
             raise ValueError("- (standard input) can be read only as the one log given")
+        if glob.has_magic(given) and not os.path.lexists(given):
+            # a pattern: the directories it matches are searched, as if each were given
+            matches = sorted(glob.glob(given, recursive=True))
+            dirs = [m for m in matches if os.path.isdir(m)]
+            if dirs:
+                expanded.extend(dirs)
+                if len(dirs) < len(matches):
+                    expanded.append(given)
+                continue
+        expanded.append(given)
+    for given in expanded:
         if os.path.isdir(given):
             try:
                 found_logs = find_logs(given)
@@ -107,17 +128,21 @@ def session_logs(
                 if not isinstance(found, Path):  # a directory that could not be listed
                     raise FileNotFoundError(str(getattr(found, "error", found)))
                 cid = _strip(_clean(shown_name(os.path.relpath(found, given))))
-                out.append(SessionLog(found, shown_name(str(found)), cid, _output(cid)))
+                out.append(SessionLog(found, shown_name(str(found)), cid, output_path(cid)))
         else:
             for found in find_logs(given):
                 if not isinstance(found, Path):
                     raise FileNotFoundError(str(getattr(found, "error", found)))
+                if glob.has_magic(given) and not found.is_file():
+                    continue  # a directory the pattern matched: searched above
                 cid = _strip(_clean(shown_name(str(found))))
-                out.append(SessionLog(found, shown_name(str(found)), cid, _output(cid)))
+                out.append(SessionLog(found, shown_name(str(found)), cid, output_path(cid)))
     if conversation_id is not None and len(out) > 1:
         raise ValueError("--conversation-id names one session; give it with one log only")
     if conversation_id is not None:
-        out = [SessionLog(s.path, s.name, conversation_id, _output(conversation_id)) for s in out]
+        out = [
+            SessionLog(s.path, s.name, conversation_id, output_path(conversation_id)) for s in out
+        ]
     seen: dict[tuple[int, int], SessionLog] = {}
     ids: dict[str, SessionLog] = {}
     unique: list[SessionLog] = []
@@ -134,8 +159,8 @@ def session_logs(
         other = ids.get(log.conversation_id)
         if other is not None:
             raise ValueError(
-                f"{other.name} and {log.name} would take the same conversation id "
-                f"{log.conversation_id!r}: give them from different directories"
+                f"{printable(repr(other.name))} and {printable(repr(log.name))} would take the "
+                f"same conversation id {log.conversation_id!r}: rename one, or give each alone"
             )
         ids[log.conversation_id] = log
         unique.append(log)

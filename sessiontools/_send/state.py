@@ -26,6 +26,7 @@ options, so that a state kept for another endpoint is not taken for this one.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -111,6 +112,24 @@ def check_digest(data: bytes) -> bytes:
 CHECK_BYTES = 4096
 
 
+def _lock(path: str) -> int:
+    """One run at a time per state file: an exclusive ``flock`` on it, held while it is open
+    (two runs sharing one would both send what neither has recorded yet)."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    except OSError as e:
+        raise StateError(f"{path}: cannot open the state file: {e.strerror or e}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise StateError(
+            f"{path}: another sessiontools run is using this state file; wait for it, or give "
+            "each run its own"
+        ) from None
+    return fd
+
+
 class SendState:
     """An open state file (``with SendState(path, endpoint_key) as state:``).
 
@@ -126,11 +145,23 @@ class SendState:
 
     def __init__(self, path: str, endpoint_key: str) -> None:
         self.path = path
+        self._lock: int | None = None
+        if not path:
+            raise StateError("a state file needs a name")
+        if path != ":memory:":
+            self._lock = _lock(path)
         try:
             self._db = sqlite3.connect(path, isolation_level=None, timeout=30)
         except sqlite3.Error as e:
+            self._unlock()
             raise StateError(f"{path}: cannot open the state file: {e}") from None
         try:
+            tables = {
+                row[0]
+                for row in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")
+            }
+            if tables and "meta" not in tables:
+                raise sqlite3.DatabaseError("it holds other tables")
             self._db.execute("PRAGMA journal_mode=WAL")
             # WAL with NORMAL: a transaction survives the process being killed at any moment
             # (the WAL is written before COMMIT returns); only a power cut may lose the last
@@ -140,6 +171,7 @@ class SendState:
             meta = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
         except sqlite3.DatabaseError as e:
             self._db.close()
+            self._unlock()
             raise StateError(f"{path}: not a sessiontools state file ({e})") from None
         if not meta:
             with self._db:
@@ -149,10 +181,10 @@ class SendState:
                     [("version", _VERSION), ("endpoint", endpoint_key)],
                 )
         elif meta.get("version") != _VERSION:
-            self._db.close()
+            self.close()
             raise StateError(f"{path}: a state file of another version of sessiontools")
         elif meta.get("endpoint") != endpoint_key:
-            self._db.close()
+            self.close()
             raise StateError(
                 f"{path}: the state of sending to another endpoint or with other options; "
                 "give each endpoint its own --state file"
@@ -160,6 +192,12 @@ class SendState:
 
     def close(self) -> None:
         self._db.close()
+        self._unlock()
+
+    def _unlock(self) -> None:
+        if self._lock is not None:
+            os.close(self._lock)  # and its flock with it
+            self._lock = None
 
     def __enter__(self) -> SendState:
         return self

@@ -115,7 +115,8 @@ def test_send_to_the_endpoint_of_the_environment(receiver: Receiver, evals: Path
     assert got.headers["authorization"] == f"Bearer {SECRET}"
     assert SECRET not in result.stderr
     summary = result.stderr.strip().splitlines()[-1]
-    assert summary.startswith("sessiontools otel: sent 2 sessions, 0 copies, ")
+    assert summary.startswith("sessiontools otel: 2 sessions read (0 copies, 0 unchanged); ")
+    assert "; 6 runs and 22 spans sent in 1 request (" in summary  # 01: 1 run, 02: 5
     want = json_to_request(
         otlp_json(evals / "case-1" / "session.jsonl", conversation_id="case-1/session")
     )
@@ -229,3 +230,21 @@ def test_a_progress_line_on_a_terminal_only() -> None:
     assert "sending: 3 sessions, 40 spans sent, 1 retries, 0 failures" in shown
     quiet = _Status()  # the tests' stderr is no terminal
     assert quiet.stream is None
+
+
+def test_out_dir_names_a_session_after_its_conversation_id(tmp_path: Path) -> None:
+    """The session is exported from the log that holds it furthest (b_full), under the first
+    path in sorted order (a_early): its file is a_early.json."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    data = TWO.read_bytes()
+    (logs / "b_full.jsonl").write_bytes(data)
+    (logs / "c_copy.jsonl").write_bytes(data)
+    (logs / "a_early.jsonl").write_bytes(b"".join(data.splitlines(keepends=True)[:20]))
+    out = tmp_path / "out"
+    result = invoke("otel", str(logs), "--out", f"{out}/")
+    assert result.exit_code == 0, result.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["a_early.json"]
+    assert (out / "a_early.json").read_bytes() == otlp_json(
+        logs / "b_full.jsonl", conversation_id="a_early"
+    )

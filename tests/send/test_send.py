@@ -385,3 +385,73 @@ def test_follow_sends_each_run_once_within_a_second_of_its_end(tmp_path: Path) -
             assert arrivals[0] - at < 1.0, (name, i, arrivals[0] - at)
     assert proc.returncode == 130, err.decode()
     assert err.decode().strip().endswith("sessiontools: interrupted"), err.decode()
+
+
+def test_a_foreign_database_is_not_taken_as_a_state_file(
+    receiver: Receiver, tmp_path: Path
+) -> None:
+    import sqlite3
+
+    from sessiontools import StateError
+
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE t (x)")
+    before = other.read_bytes()
+    logs = _copy_samples(tmp_path, SAMPLES[:1])
+    with pytest.raises(StateError, match="not a sessiontools state file"):
+        _send(receiver, logs, state=other)
+    assert other.read_bytes() == before and receiver.received == []
+
+
+def test_one_run_at_a_time_holds_a_state_file(receiver: Receiver, tmp_path: Path) -> None:
+    from sessiontools import StateError
+    from sessiontools._send.state import SendState
+
+    state = tmp_path / "state.db"
+    logs = _copy_samples(tmp_path, SAMPLES[:1])
+    _send(receiver, logs, state=state)  # made, for this endpoint
+    from sessiontools._send.config import resolve_config
+    from sessiontools._send.send import _Options
+
+    key = _Options(None, None, "agentloop", None, False, None).key(
+        resolve_config(endpoint=receiver.endpoint, env={})
+    )
+    held = pytest.raises(StateError, match="another sessiontools run is using")
+    with SendState(str(state), key), held:  # another run holds it
+        _send(receiver, logs, state=state)
+
+
+def test_an_endpoint_that_never_answers_is_not_tried_again(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    logs = _copy_samples(tmp_path, SAMPLES)
+    retry = {"retry_budget_seconds": 0.5, "backoff_factor": 0.05, "backoff_jitter": 0.0}
+    report = send_otlp(
+        [str(logs)],
+        endpoint=f"http://127.0.0.1:{port}/v1/traces",
+        env={},
+        retry=retry,
+        max_request_bytes=2048,
+    )
+    assert not report.ok and report.requests == 0
+    assert "cannot connect" in report.failures[0]
+    assert all("not sent (the endpoint was not reached" in f for f in report.failures[1:])
+    assert len(report.failures) > 1
+
+
+def test_warnings_are_in_the_report_once_and_not_given_twice(
+    receiver: Receiver, tmp_path: Path
+) -> None:
+    import warnings
+
+    logs = _copy_samples(tmp_path, ["04_torn_tail.jsonl", SAMPLES[0]])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        report = _send(receiver, logs)
+    torn = [w for w in report.warnings if "not complete JSON" in w]
+    assert len(torn) == 1
+    assert not [w for w in caught if "not complete JSON" in str(w.message)]

@@ -90,14 +90,29 @@ def test_traces_headers_replace_the_generic_ones() -> None:
         ({"protocol": "thrift"}, {}, "--protocol must be one of http/protobuf, http/json"),
         ({"compression": "zstd"}, {}, "--compression must be one of gzip, none"),
         ({}, {"OTEL_EXPORTER_OTLP_TIMEOUT": "soon"}, "OTEL_EXPORTER_OTLP_TIMEOUT must be a"),
-        ({"timeout_seconds": 0}, {}, "--timeout must be a positive number"),
-        ({"timeout_seconds": float("nan")}, {}, "--timeout must be a positive number"),
+        ({"timeout_seconds": 0}, {}, "--timeout must be more than 0 and at most 86400"),
+        ({"timeout_seconds": float("nan")}, {}, "--timeout must be more than 0"),
+        ({"timeout_seconds": 1e10}, {}, "--timeout must be more than 0 and at most 86400 seconds"),
+        (
+            {},
+            {"OTEL_EXPORTER_OTLP_TIMEOUT": "-5"},
+            "OTEL_EXPORTER_OTLP_TIMEOUT must be more than 0",
+        ),
+        ({}, {"OTEL_EXPORTER_OTLP_TIMEOUT": "1e13"}, "OTEL_EXPORTER_OTLP_TIMEOUT must be more"),
+        ({"headers": ["Content-Length=5"]}, {}, "--header: Content-Length is set by the sender"),
+        ({"headers": ["host=evil"]}, {}, "--header: host is set by the sender itself"),
+        (
+            {},
+            {"OTEL_EXPORTER_OTLP_HEADERS": "Content-Encoding=gzip"},
+            "OTEL_EXPORTER_OTLP_HEADERS: pair 1: Content-Encoding is set by the sender",
+        ),
+        ({}, {"OTEL_EXPORTER_OTLP_HEADERS": "a=%ZZ"}, "OTEL_EXPORTER_OTLP_HEADERS: a value has a"),
         ({"max_request_bytes": 10}, {}, "--max-request-bytes must be at least 1024"),
         ({"endpoint": "localhost:4318"}, {}, "--endpoint: localhost:4318 is not an http"),
         ({"endpoint": "ftp://h/v1/traces"}, {}, "--endpoint: ftp://h/v1/traces is not an http"),
         ({"endpoint": "http://h:99999/v1/traces"}, {}, "--endpoint: not a URL"),
         ({}, {"OTEL_EXPORTER_OTLP_ENDPOINT": "nohost"}, "OTEL_EXPORTER_OTLP_ENDPOINT: nohost"),
-        ({"headers": ["novalue"]}, {}, "--header 'novalue': give NAME=VALUE"),
+        ({"headers": ["novalue"]}, {}, "--header: give NAME=VALUE"),
         ({"headers": ["bad name=x"]}, {}, "--header: 'bad name' is not an HTTP header"),
     ],
 )
@@ -106,6 +121,12 @@ def test_bad_settings_are_one_line_errors(
 ) -> None:
     with pytest.raises(ValueError, match="^" + re.escape(message)):
         resolve_config(env=env, **kwargs)  # type: ignore[arg-type]
+
+
+def test_a_header_given_curl_style_is_refused_without_showing_it() -> None:
+    with pytest.raises(ValueError) as e:
+        resolve_config(headers=["Authorization: Bearer sk-live-0123456789"], env={})
+    assert "sk-live" not in str(e.value) and "NAME=VALUE" in str(e.value)
 
 
 def test_no_message_or_repr_holds_a_header_value() -> None:

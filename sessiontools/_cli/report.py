@@ -1,0 +1,164 @@
+"""``sessiontools report``: the HTML report of sessions (``sessiontools._html``).
+
+Registered on the command group by ``sessiontools._cli.main``; Jinja2, pandas and genai-prices
+load only when the command runs.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import click
+
+from .._errors import OutOfRangeError
+from .._log.reader import MAX_LINE_BYTES
+from .messages import (
+    _OUT_OF_MEMORY,
+    EXIT_DAMAGED,
+    EXIT_OK,
+    _Failure,
+    _progress,
+    _reason,
+    _say,
+    _warnings_to_stderr,
+)
+from .output import _check_out, _Output
+from .params import _MAX_LINE_HELP, _TEXT, _Size, _stdin
+
+__all__ = ["report"]
+
+
+@click.command("report")
+@click.argument("logs", metavar="LOG...", nargs=-1, required=True)
+@click.option(
+    "--out",
+    metavar="FILE.html",
+    default="report.html",
+    show_default=True,
+    help="- for stdout; DIR/ (or an existing directory) for index.html and a page per session.",
+)
+@click.option(
+    "--prices", metavar="FILE", help="Prices by model id (JSON or TOML); wins over genai-prices."
+)
+@click.option(
+    "--content",
+    is_flag=True,
+    help="Show the conversation too (prompts, messages, tool inputs and results): a local "
+    "debugging view. Off, the report holds what the traces hold.",
+)
+@click.option("--title", metavar="TEXT", type=_TEXT, help="The page's title.")
+@click.option(
+    "--max-line-bytes", metavar="SIZE", type=_Size(), default=MAX_LINE_BYTES, help=_MAX_LINE_HELP
+)
+def report(
+    logs: tuple[str, ...],
+    out: str,
+    prices: str | None,
+    content: bool,
+    title: str | None,
+    max_line_bytes: int,
+) -> int:
+    """A self-contained HTML report of the sessions in LOG... (files, directories, globs, or -
+    for standard input): a timeline of runs, model calls and tool calls, costs, cache, labels.
+    A damaged log is reported and skipped; the others still count (exit status 1)."""
+    from .._html.read import ReportReads, paused_gc
+    from .._log.sources import LogStream, find_logs
+
+    try:
+        if logs.count("-") > 1:
+            raise click.BadParameter("- (standard input) is given more than once", param_hint="LOG")
+        items: list[Any] = [
+            LogStream(_stdin("LOG"), "<stdin>") if log == "-" else log for log in logs
+        ]
+        try:
+            found = find_logs(items)
+        except FileNotFoundError as e:
+            raise click.BadParameter(str(e), param_hint="LOG") from None
+        book = _price_book(prices)
+        inputs = [os.fspath(log) for log in found if isinstance(log, os.PathLike)]
+        if "-" in logs:
+            inputs.append("-")
+        as_pages = out != "-" and (out.endswith("/") or os.path.isdir(out))
+        if as_pages:
+            _make_directory(out, check_only=True)  # made once the logs are read
+        elif out != "-":
+            _check_out(out, *inputs)
+        with (
+            paused_gc(),  # what is read stays until it is written (see paused_gc)
+            _warnings_to_stderr("report"),
+            _progress(len(found)) as step,
+            # A pool of processes for many logs starts reading now (one log is read here, by
+            # collect_report) ...
+            ReportReads(
+                found, content=content, workers=None, max_line_bytes=max_line_bytes
+            ) as reads,
+        ):
+            # ... while this process loads pandas, genai-prices (the price book asks it) and
+            # Jinja2, which only this command needs.
+            import genai_prices  # noqa: F401
+
+            from .._html.collect import collect_report
+            from .._html.render import render_report_html, render_report_pages
+
+            data = collect_report(reads, prices=book, skip_damaged=True, progress=step)
+        for skipped in data.skipped:
+            _say(f"sessiontools report: error: {skipped.problem}; skipped")
+        if as_pages:
+            _make_directory(out)
+            pages = render_report_pages(data, title=title)
+            for page in pages:
+                _check_out(os.path.join(out, page), *inputs)
+            for page, html in pages.items():
+                with _Output(os.path.join(out, page)) as target:
+                    target.write(html)
+                    target.commit()
+        else:
+            with _Output(None if out == "-" else out) as target:
+                target.write(render_report_html(data, title=title))
+                target.commit()
+    except _Failure as e:
+        _say(f"sessiontools report: error: {e}")
+        return e.exit_code
+    except OutOfRangeError as e:  # token sums across logs past 2^63-1
+        _say(f"sessiontools report: error: {e}")
+        return EXIT_DAMAGED
+    except MemoryError:
+        _say(f"sessiontools report: error: {_OUT_OF_MEMORY}")
+        return EXIT_DAMAGED
+    return EXIT_DAMAGED if data.skipped else EXIT_OK
+
+
+def _price_book(prices: str | None) -> Any:
+    """``--prices`` as ``sessiontools cost`` takes it (a usage error when it cannot be used)."""
+    from .._cost.price_book import PriceBook
+    from .._errors import PriceFileError
+
+    try:
+        return PriceBook(prices)
+    except (PriceFileError, OSError) as e:
+        message = str(e) if isinstance(e, PriceFileError) else f"{prices}: {_reason(e)}"
+        raise click.BadParameter(message, param_hint="--prices") from None
+
+
+def _make_directory(path: str, *, check_only: bool = False) -> None:
+    """``--out DIR/``: an existing directory, or a new one in an existing directory (made unless
+    ``check_only``; a usage error when it cannot be)."""
+    if os.path.isdir(path):
+        return
+    if check_only:
+        if os.path.lexists(path.rstrip("/")):
+            raise click.BadParameter(f"{path} is not a directory", param_hint="--out")
+        parent = os.path.dirname(os.path.abspath(path.rstrip("/"))) or "."
+        if not os.path.isdir(parent):
+            raise click.BadParameter(f"no directory {parent}", param_hint="--out")
+        return
+    try:
+        os.mkdir(path)
+    except FileExistsError:
+        raise click.BadParameter(f"{path} is not a directory", param_hint="--out") from None
+    except FileNotFoundError:
+        parent = os.path.dirname(os.path.abspath(path.rstrip("/"))) or "."
+        raise click.BadParameter(f"no directory {parent}", param_hint="--out") from None
+    except OSError as e:
+        raise _Failure(f"cannot make {path}: {_reason(e)}", EXIT_DAMAGED) from None

@@ -1,0 +1,703 @@
+"""Logs to what the report draws, each log read once: its runs folded once, and from each run
+both the rows of the cost tables (``sessiontools._cost.rows``) and the spans of the traces
+export, one mark per span. No pandas, genai-prices or Jinja2 here: this runs where the logs
+are read, which can be a pool of processes started before the caller imports them.
+
+The marks are the spans ``trace_spans`` gives for each run with the export's defaults
+(conversation id: the file's name without its extension; no providers' error messages), so
+every span of ``sessiontools otel`` has exactly one mark, with the same kind and id. What a
+span does not carry (the entry it stands for, so its cost) is found by the contract's order
+(docs/traces.md, "Identity and order"): a run's spans are ordered by start time, then seq,
+so its turn and failed-call spans are its turns and failed calls in that order; a tool span
+names its call (``gen_ai.tool.call.id``); a tool's model calls are its children in ``usage``
+order. A mark names its cost by the keys of the cost frames' rows (``CostKey``);
+``sessiontools._html.collect`` looks it up once the frames are made.
+"""
+
+from __future__ import annotations
+
+import bisect
+import concurrent.futures
+import contextlib
+import functools
+import gc
+import os
+import warnings
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeAlias
+
+import orjson
+
+from .._cost.rows import _LogRows
+from .._errors import LogError, SessionToolsWarning, UsageConventionError
+from .._fast import fast_maker
+from .._log.entries import (
+    DecisionEntry,
+    Entry,
+    LabelsEntry,
+    MessageEntry,
+    ModelErrorEntry,
+    Outcome,
+    RunStartedEntry,
+    ToolResultEntry,
+)
+from .._log.limits import check_run
+from .._log.reader import MAX_LINE_BYTES, LogReader, shown_name
+from .._log.sources import LogStream, Unlisted, default_conversation_id
+from .._model.fold import SessionFold, iter_runs
+from .._model.runs import Run, ToolCallRecord
+from .._model.session import Session
+from .._otel.spans import STATUS_CODE_ERROR, AttributeValue, Span, trace_spans
+from .._parallel.cut import SPLIT_FROM_BYTES, available_cores
+from .._parallel.pool import MAX_WORKERS, PARALLEL_FROM, pool_map, worker_pool
+
+__all__ = [
+    "LANE_MODEL",
+    "LANE_RUN",
+    "LANE_TOOL",
+    "LANE_TOOL_MODEL",
+    "MAX_ROWS",
+    "ContentItem",
+    "CostKey",
+    "Draft",
+    "LabelChange",
+    "LogRead",
+    "ReportReads",
+    "RunDraft",
+    "log_name",
+    "paused_gc",
+    "read_log",
+]
+
+#: The timeline's lanes, top to bottom.
+LANE_RUN, LANE_MODEL, LANE_TOOL, LANE_TOOL_MODEL = 0, 1, 2, 3
+#: Tool calls that overlap in time go on rows below each other, up to this many.
+MAX_ROWS = 4
+
+_TOOL_ERRORS = {"denied": "dn", "refused": "rf", "tool_error": "e", "crashed": "k"}
+
+#: Where a mark's cost is in the cost frames, within its log and run: ``(0,)`` the run's (the
+#: ``runs`` frame); ``(1, call_id)`` a tool call's (the model calls its tool made); ``(2,
+#: source, seq, usage_index)`` one model call's; ``None`` no cost (a tool that made no model
+#: call).
+CostKey: TypeAlias = tuple[Any, ...] | None
+
+#: A mark before its cost is known: (span, kind, lane, row, classes, cost key, seq). ``kind``
+#: is ``data-span-kind``; ``lane`` and ``row`` place it; ``classes`` say how it went, as CSS
+#: class names (``e`` error, ``y`` retried, ``k`` crashed or cut off, ``dn`` denied, ``rf``
+#: refused, ``rs`` settled by a later run; ``""`` when it went well); ``seq`` is the entry
+#: that opens it.
+Draft: TypeAlias = tuple[Span, str, int, int, str, CostKey, int]
+
+
+@dataclass(frozen=True, slots=True)
+class ContentItem:
+    """A piece of the conversation (``--content`` only): ``blocks`` are (caption, text)."""
+
+    seq: int
+    time_unix_nano: int
+    kind: str
+    title: str
+    blocks: tuple[tuple[str, str], ...]
+    is_error: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class LabelChange:
+    """A label the session took: when (``seq``, time), in which run (``None``: between runs),
+    and from what (``kind`` ``seed`` or a labels entry's source, or ``tool`` with the tool and
+    call id)."""
+
+    label: str
+    seq: int
+    time_unix_nano: int | None
+    run_index: int | None
+    kind: str
+    tool: str
+    call_id: str
+
+
+@dataclass(slots=True)
+class RunDraft:
+    """One run as the report shows it, its costs not known yet (``RunView`` once they are).
+
+    Pickled (from a worker of the pool) with its marks' spans as plain tuples, which pickle
+    and load several times faster than the dataclasses (0.1 s against 0.6 s for the 20,000
+    spans of the 100 MB log).
+    """
+
+    index: int
+    start_seq: int
+    end_seq: int
+    start_time_unix_nano: int
+    end_time_unix_nano: int
+    reason: str
+    turns: int
+    failed_calls: int
+    tool_calls: int
+    tool_model_calls: int
+    trace_id: str
+    axis_start_unix_nano: int
+    axis_end_unix_nano: int
+    rows: tuple[int, int, int, int]
+    marks: list[Draft]
+    content: tuple[ContentItem, ...]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        fields = [getattr(self, name) for name in _DRAFT_FIELDS]
+        marks = [(_span_fields(m[0]), *m[1:]) for m in self.marks]
+        return _run_draft_of, (fields, marks)
+
+
+_DRAFT_FIELDS = tuple(name for name in RunDraft.__slots__ if name != "marks")
+_new_span = fast_maker(Span)
+
+
+def _span_fields(span: Span) -> tuple[Any, ...]:
+    return (
+        span.trace_id,
+        span.span_id,
+        span.parent_span_id,
+        span.name,
+        span.kind,
+        span.start_time_unix_nano,
+        span.end_time_unix_nano,
+        span.attributes,
+        span.status_code,
+        span.status_message,
+    )
+
+
+def _run_draft_of(fields: list[Any], marks: list[tuple[Any, ...]]) -> RunDraft:
+    """A ``RunDraft`` unpickled (``RunDraft.__reduce__``)."""
+    spans = [(_new_span(*m[0]), *m[1:]) for m in marks]
+    return RunDraft(**dict(zip(_DRAFT_FIELDS, fields, strict=True)), marks=spans)
+
+
+@dataclass(slots=True)
+class LogRead:
+    """One log, read once (``read_log``), in whichever process read it; or what went wrong.
+
+    ``rows`` are its runs' rows of the cost tables; ``runs`` what its section draws of them;
+    ``tool_outcomes`` counts its tool calls (the spans', lane of tool calls only) by their
+    ``error.type`` (``denied``, ``refused``, ``tool_error``, ``crashed``) and in all (``""``);
+    ``warnings`` are the warnings reading it gave, as (category, message), to be given again
+    in order by the process that reports; ``noted`` those given already (a ``Session``'s,
+    when it was read)."""
+
+    name: str
+    conversation_id: str
+    rows: _LogRows | None = None
+    runs: list[RunDraft] = field(default_factory=list)
+    label_changes: tuple[LabelChange, ...] = ()
+    labels: tuple[str, ...] = ()
+    outside: list[ContentItem] = field(default_factory=list)
+    tool_outcomes: dict[str, int] = field(default_factory=dict)
+    torn_tail: bool = False
+    transcript_cost_usd: float | None = None
+    warnings: tuple[tuple[type[Warning], str], ...] = ()
+    noted: tuple[str, ...] = ()
+    error: LogError | UsageConventionError | OSError | None = None
+
+
+def log_name(item: Any) -> str:
+    """What a log is called in the report and in the cost frames' ``session`` column: a
+    path with each byte that is not UTF-8 as U+FFFD (``shown_name``), a stream's or a
+    ``Session``'s name."""
+    if isinstance(item, Unlisted):
+        return shown_name(os.fspath(item.path))
+    if isinstance(item, str | os.PathLike):
+        return shown_name(os.fspath(item))
+    name = getattr(item, "name", None)
+    return name if isinstance(name, str) else repr(item)
+
+
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """The cyclic garbage collector paused (and restored as it was). The report builds a large
+    graph of small objects that stays alive until it is written (every span, mark and run),
+    and each full collection walks all of it again: on the 100 MB log that was a third of the
+    rendering's time, and half the time to send a worker's read back (pickle and load it).
+    What is made meanwhile has few reference cycles; it is freed by reference counting as
+    usual, and the collector takes the rest once resumed."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def read_log(
+    item: Any, content: bool = False, max_line_bytes: int | None = MAX_LINE_BYTES
+) -> LogRead:
+    """Read one log once into what its section of the report shows, and its cost rows.
+
+    Args:
+        item: a path, a ``LogStream`` (read here, in order), a ``Session`` (read already),
+            or an ``Unlisted`` directory (its error).
+        content: keep the conversation (prompts, messages, reasoning, tool inputs and
+            results, displays, policy reasons, tool logs, error messages).
+        max_line_bytes: the longest line read (``LogReader``).
+
+    Returns:
+        The ``LogRead``; a log that cannot be read has ``error`` set (a ``LogError``, an
+        ``OSError``, or a ``UsageConventionError`` of a negative count), and what was read of
+        it is dropped. The log is read as the exports read it (``LogReader(export=True)``):
+        what an export cannot hold is an ``EntryError`` naming its line. A ``Session``'s runs
+        are checked the same way, and raise (``UsageConventionError``, ``OutOfRangeError``)
+        as ``read_costs`` raises them.
+    """
+    with paused_gc():
+        return _read_log(item, content, max_line_bytes)
+
+
+def _read_in_worker(
+    path: str, content: bool = False, max_line_bytes: int | None = MAX_LINE_BYTES
+) -> LogRead:
+    """``read_log`` in a worker of ``ReportReads``' pool, whose collector stays off: it would
+    walk what was read again while it is pickled to be sent back (half the time of sending
+    the 100 MB log's). Nothing read makes reference cycles to leave behind; the worker ends
+    with the pool."""
+    gc.disable()
+    return read_log(path, content, max_line_bytes)
+
+
+def _read_log(item: Any, content: bool, max_line_bytes: int | None) -> LogRead:
+    name = log_name(item)
+    read = LogRead(name, default_conversation_id(name))
+    if isinstance(item, Unlisted):
+        read.error = item.error
+        return read
+    if isinstance(item, Session):
+        for run in item.runs:
+            check_run(run, name)  # read by the session library: not checked yet
+        tap = _Tap(content)
+        for _ in tap(item.entries):
+            pass
+        _runs(read, iter(item.runs), tap)
+        _close(read, tap, item.label_sources(), item.labels(), item.torn_tail is not None)
+        read.rows.close(item.closing_line)  # type: ignore[union-attr]
+        read.transcript_cost_usd = item.closing_line.cost_usd if item.closing_line else None
+        read.noted = item.warnings
+        return read
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SessionToolsWarning)
+        try:
+            source = item.file if isinstance(item, LogStream) else item
+            with LogReader(source, name=name, export=True, max_line_bytes=max_line_bytes) as log:
+                fold = SessionFold(log.name, warnings=log.sink)
+                tap = _Tap(content)
+                _runs(read, iter_runs(tap(log), fold), tap)
+                _close(read, tap, fold.label_sources, fold.labels, log.torn_tail is not None)
+                closing = log.closing_line
+            read.rows.close(closing)  # type: ignore[union-attr]
+            read.transcript_cost_usd = closing.cost_usd if closing is not None else None
+        except (LogError, UsageConventionError, OSError) as e:
+            read = LogRead(name, read.conversation_id, error=e)
+    read.warnings = tuple((w.category, str(w.message)) for w in caught)
+    return read
+
+
+def _runs(read: LogRead, runs: Iterator[Run], tap: _Tap) -> None:
+    """Each run as it ends: its cost rows, its spans and marks, its conversation."""
+    rows = read.rows = _LogRows(read.name)
+    outcomes = read.tool_outcomes = dict.fromkeys(("", *_TOOL_ERRORS), 0)
+    for run in runs:
+        rows.add(run)
+        before, inside = tap.take(run)
+        read.outside.extend(before)
+        spans = list(trace_spans([run], conversation_id=read.conversation_id))
+        draft = _run_draft(run, spans, read.name, inside)
+        for mark in draft.marks:
+            if mark[1] == "execute_tool" and mark[2] == LANE_TOOL:
+                outcomes[""] += 1
+                error = _attribute(mark[0], "error.type")
+                if isinstance(error, str) and error in outcomes:
+                    outcomes[error] += 1
+        read.runs.append(draft)
+
+
+def _close(
+    read: LogRead,
+    tap: _Tap,
+    sources: Any,
+    labels: tuple[str, ...],
+    torn_tail: bool,
+) -> None:
+    """What the log says once read: its label changes and labels, the content after its
+    last run, whether its last line was torn."""
+    read.outside.extend(tap.items)  # after the last run
+    read.labels = labels
+    read.torn_tail = torn_tail
+    starts = [r.start_seq for r in read.runs]
+    changes = []
+    for label, source in sources.items():
+        at = bisect.bisect_right(starts, source.seq) - 1
+        run_index = None
+        if at >= 0 and source.seq <= read.runs[at].end_seq:
+            run_index = read.runs[at].index
+        changes.append(
+            LabelChange(
+                label=label,
+                seq=source.seq,
+                time_unix_nano=tap.label_times.get(source.seq),
+                run_index=run_index,
+                kind=source.kind,
+                tool=source.tool,
+                call_id=source.call_id,
+            )
+        )
+    changes.sort(key=lambda c: (c.seq, c.label))
+    read.label_changes = tuple(changes)
+
+
+class _Tap:
+    """Passes a log's entries on, noting what runs do not keep: when each entry that can give
+    labels was written, and (with ``content``) each entry's conversation."""
+
+    def __init__(self, content: bool) -> None:
+        self.content = content
+        self.label_times: dict[int, int] = {}
+        self.items: deque[ContentItem] = deque()
+        self.tools: dict[str, str] = {}  # call id -> tool name, for results
+
+    def __call__(self, entries: Iterable[Entry]) -> Iterator[Entry]:
+        label_times = self.label_times
+        for entry in entries:
+            payload = entry.payload
+            kind = payload.__class__
+            if (
+                kind is LabelsEntry or kind is DecisionEntry or kind is ToolResultEntry
+            ) and payload.labels:  # type: ignore[union-attr]
+                label_times[entry.seq] = entry.time_unix_nano
+            if self.content:
+                self.items.extend(_content(entry, self.tools))
+            yield entry
+
+    def take(self, run: Run) -> tuple[list[ContentItem], list[ContentItem]]:
+        """The content before ``run`` (outside any run) and in it."""
+        before: list[ContentItem] = []
+        inside: list[ContentItem] = []
+        items = self.items
+        while items and items[0].seq <= run.end_seq:
+            item = items.popleft()
+            (before if item.seq < run.start_seq else inside).append(item)
+        return before, inside
+
+
+def _attribute(span: Span, key: str) -> AttributeValue | None:
+    for k, v in span.attributes:
+        if k == key:
+            return v
+    return None
+
+
+def _run_draft(run: Run, spans: list[Span], name: str, content: list[ContentItem]) -> RunDraft:
+    """A run's marks: one per span, in the spans' order."""
+    # gen_ai.operation.name is every span's first attribute (docs/traces.md, "Attributes");
+    # the others are looked up in the spans that need them
+    kinds = [s.attributes[0][1] if s.attributes else None for s in spans]
+    run_spans = [s for s, k in zip(spans, kinds, strict=True) if k == "invoke_agent"]
+    if len(run_spans) != 1:
+        raise AssertionError(f"{name}: run {run.index}: {len(run_spans)} invoke_agent spans")
+    run_id = run_spans[0].span_id
+    # the contract's order: start time, then seq
+    calls = sorted(
+        [(t.start_time_unix_nano, t.seq) for t in run.turns]
+        + [(f.start_time_unix_nano, f.seq) for f in run.failed_calls]
+    )
+    records = {c.call_id: c for c in run.tool_calls}
+    # Each tool span's call. A log whose seq repeats can give two tool spans one id (their
+    # keys are the same entry numbers): a tool's model call then goes to the one with its
+    # times (a tool's model calls span their tool's call) that still has calls to give.
+    tools: dict[bytes, list[ToolCallRecord]] = {}
+    for span, kind in zip(spans, kinds, strict=True):
+        if kind == "execute_tool":
+            call_id = _attribute(span, "gen_ai.tool.call.id")
+            record = records.get(call_id) if isinstance(call_id, str) else None
+            if record is None:
+                raise AssertionError(f"{name}: run {run.index}: a tool span without its call")
+            tools.setdefault(span.span_id, []).append(record)
+    given: dict[str, int] = {}  # call id -> its model calls given a span so far
+    t0 = min(s.start_time_unix_nano for s in spans)
+    t1 = max(s.end_time_unix_nano for s in spans)
+    rows_end: list[int] = []
+    marks: list[Draft] = []
+    next_call = 0
+    tool_models = 0
+    for span, kind in zip(spans, kinds, strict=True):
+        error = _attribute(span, "error.type")
+        if kind == "invoke_agent":
+            if error == "crashed":
+                classes = "k"
+            else:
+                classes = "e" if span.status_code == STATUS_CODE_ERROR else ""
+            marks.append((span, "invoke_agent", LANE_RUN, 0, classes, (0,), run.start_seq))
+        elif kind == "execute_tool":
+            record = records[str(_attribute(span, "gen_ai.tool.call.id"))]
+            row = _place(rows_end, span)
+            flags = []
+            if isinstance(error, str) and error in _TOOL_ERRORS:
+                flags.append(_TOOL_ERRORS[error])
+            if record.resumed:
+                flags.append("rs")
+            key: CostKey = (1, record.call_id) if record.model_calls else None
+            marks.append(
+                (span, "execute_tool", LANE_TOOL, row, " ".join(flags), key, record.open_seq)
+            )
+        elif span.parent_span_id in tools:
+            record = _tool_of(span, tools[span.parent_span_id], given)
+            if record is None:
+                raise AssertionError(f"{name}: run {run.index}: a tool's model call out of place")
+            index = given.get(record.call_id, 0)
+            given[record.call_id] = index + 1
+            seq = record.result_seq if record.result_seq is not None else record.open_seq
+            key = (2, "tool", seq, record.model_calls[index].index)
+            tool_models += 1
+            row = min(index, MAX_ROWS - 1)
+            marks.append((span, "chat", LANE_TOOL_MODEL, row, "", key, seq))
+        else:
+            if span.parent_span_id != run_id or next_call >= len(calls):
+                raise AssertionError(f"{name}: run {run.index}: a model call out of place")
+            seq = calls[next_call][1]
+            next_call += 1
+            classes = ""
+            if span.status_code == STATUS_CODE_ERROR:
+                classes = "e y" if _attribute(span, "agentloop.retry") is True else "e"
+            marks.append((span, "chat", LANE_MODEL, 0, classes, (2, "turn", seq, 0), seq))
+    if next_call != len(calls):
+        raise AssertionError(f"{name}: run {run.index}: model calls without a span")
+    deepest = max((m[3] for m in marks if m[2] == LANE_TOOL_MODEL), default=-1)
+    return RunDraft(
+        index=run.index,
+        start_seq=run.start_seq,
+        end_seq=run.end_seq,
+        start_time_unix_nano=run.start_time_unix_nano,
+        end_time_unix_nano=run.end_time_unix_nano,
+        reason=run.reason,
+        turns=run.turn_count,
+        failed_calls=len(run.failed_calls),
+        tool_calls=len(run.tool_calls),
+        tool_model_calls=tool_models,
+        trace_id=run_spans[0].trace_id.hex(),
+        axis_start_unix_nano=t0,
+        axis_end_unix_nano=t1,
+        rows=(1, 1 if calls else 0, len(rows_end), deepest + 1),
+        marks=marks,
+        content=tuple(content),
+    )
+
+
+def _tool_of(
+    span: Span, candidates: list[ToolCallRecord], given: dict[str, int]
+) -> ToolCallRecord | None:
+    """The tool call a tool's model call span belongs to, among the calls whose spans have its
+    parent's id: one with its times and a model call left, else any with one left."""
+    left = [c for c in candidates if given.get(c.call_id, 0) < len(c.model_calls)]
+    for c in left:
+        if (c.start_time_unix_nano, c.end_time_unix_nano) == (
+            span.start_time_unix_nano,
+            span.end_time_unix_nano,
+        ):
+            return c
+    return left[0] if left else None
+
+
+def _place(rows_end: list[int], span: Span) -> int:
+    """The first row a tool call fits on without overlapping the one before it there."""
+    for row, end in enumerate(rows_end):
+        if span.start_time_unix_nano >= end:
+            rows_end[row] = span.end_time_unix_nano
+            return row
+    if len(rows_end) < MAX_ROWS:
+        rows_end.append(span.end_time_unix_nano)
+        return len(rows_end) - 1
+    rows_end[-1] = max(rows_end[-1], span.end_time_unix_nano)
+    return MAX_ROWS - 1
+
+
+# Many logs at once.
+
+
+class ReportReads:
+    """Logs being read for the report (``read_log``), in order, each file once (by its real
+    path: the same file given twice is one session); the reading starts at once.
+
+    With ``workers`` 1 each log is read here when its turn comes. Otherwise a pool of
+    processes (``sessiontools._parallel.pool``) starts now and is handed every path: the
+    caller can import what it needs next (pandas, genai-prices, Jinja2) while they read.
+    ``None`` chooses: a pool from ``PARALLEL_FROM`` paths on, or for two paths or more that add
+    up to ``SPLIT_FROM_BYTES`` (8 MB) or more, when two cores are free; one process per
+    available core, at most ``MAX_WORKERS`` and at most one per path. One log is read here:
+    a worker reading it while this process imports was no faster on two hardware threads (the
+    two slow each other, and the worker's read must be sent back; benchmarks/README.md). A
+    stream (standard input), a ``Session`` and a directory that could not be listed are taken
+    here, in order. Iterate once; use as a context manager, which stops the pool.
+
+    Raises:
+        ValueError: ``workers`` is below 1; ``max_line_bytes`` is not positive.
+    """
+
+    def __init__(
+        self,
+        items: Sequence[Any],
+        *,
+        content: bool = False,
+        workers: int | None = 1,
+        max_line_bytes: int | None = MAX_LINE_BYTES,
+    ) -> None:
+        if max_line_bytes is not None and (
+            max_line_bytes.__class__ is not int or max_line_bytes < 1
+        ):
+            raise ValueError(
+                f"max_line_bytes must be a positive integer or None, not {max_line_bytes!r}"
+            )
+        self.items = _unique(items)
+        self.content = content
+        self.max_line_bytes = max_line_bytes
+        paths = [os.fspath(item) for item in self.items if isinstance(item, Path)]
+        if workers is None:
+            workers = _choose_workers(paths)
+        if workers < 1:
+            raise ValueError(f"workers must be at least 1, not {workers}")
+        self._read = functools.partial(read_log, content=content, max_line_bytes=max_line_bytes)
+        self._pool: concurrent.futures.ProcessPoolExecutor | None = None
+        self._reads: Iterator[LogRead] | None = None
+        self.workers = 1  # processes reading, this one included when it reads them
+        if workers > 1 and paths:
+            self.workers = min(workers, len(paths))
+            self._pool = worker_pool(self.workers)
+            chunk = max(1, min(16, len(paths) // (self.workers * 4)))
+            pooled = functools.partial(
+                _read_in_worker, content=content, max_line_bytes=max_line_bytes
+            )
+            self._reads = pool_map(self._pool, pooled, paths, chunk)
+
+    def __iter__(self) -> Iterator[LogRead]:
+        for item in self.items:
+            if isinstance(item, Path) and self._reads is not None:
+                yield next(self._reads)
+            else:
+                yield self._read(item)
+
+    def close(self) -> None:
+        """Stop the pool, if any: reads not started are dropped, and the logs being read are
+        read to the end first."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def __enter__(self) -> ReportReads:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _unique(items: Iterable[Any]) -> list[Any]:
+    """The logs, each file once (by its real path), in order."""
+    seen: set[str] = set()
+    out: list[Any] = []
+    for item in items:
+        if isinstance(item, str | os.PathLike):
+            key = os.path.realpath(item)
+            if key in seen:
+                continue
+            seen.add(key)
+        out.append(item)
+    return out
+
+
+def _choose_workers(paths: Sequence[str]) -> int:
+    """``workers=None`` (``ReportReads``): a pool of one process per core for many logs, or
+    for several that are much to read, else this process alone."""
+    cores = available_cores()
+    if len(paths) >= PARALLEL_FROM:
+        return min(cores, MAX_WORKERS)
+    if cores < 2 or len(paths) < 2:
+        return 1
+    size = 0
+    for path in paths:
+        try:
+            size += os.stat(path).st_size
+        except OSError:  # its read says why
+            continue
+        if size >= SPLIT_FROM_BYTES:
+            return min(cores, MAX_WORKERS)
+    return 1
+
+
+# The conversation (--content only).
+
+
+def _content(entry: Entry, tools: dict[str, str]) -> Iterator[ContentItem]:
+    payload = entry.payload
+    seq, at = entry.seq, entry.time_unix_nano
+    if isinstance(payload, RunStartedEntry):
+        if payload.prompt:
+            yield ContentItem(seq, at, "prompt", "Prompt", (("", payload.prompt),))
+    elif isinstance(payload, MessageEntry):
+        message = payload.message
+        blocks: list[tuple[str, str]] = []
+        for part in message.parts:
+            if part.tool_call is not None:
+                call = part.tool_call
+                tools[call.id] = call.name
+                blocks.append((f"Tool call {call.name} ({call.id})", _json(call.input)))
+            elif part.tool_result is not None:
+                result = part.tool_result
+                blocks.append((f"Tool result ({result.call_id})", result.content))
+            elif part.text:
+                blocks.append(("Reasoning" if part.type == "reasoning" else "", part.text))
+        if payload.refusal:
+            blocks.append(("Refusal", payload.refusal))
+        title = "Assistant" if message.role == "assistant" else message.role.capitalize()
+        yield ContentItem(seq, at, message.role, title, tuple(blocks))
+    elif isinstance(payload, DecisionEntry):
+        if payload.reason:
+            title = f"Decision: {payload.verdict} {payload.tool} ({payload.call_id})"
+            yield ContentItem(seq, at, "decision", title, (("Reason", payload.reason),))
+    elif isinstance(payload, ToolResultEntry):
+        result = payload.result
+        tool = tools.get(result.call_id, "")
+        blocks = [("", result.content)]
+        if payload.log:
+            blocks.append(("Log", payload.log))
+        display = payload.display
+        if display is not None:
+            blocks.append(
+                (f"Display: {display.title}" if display.title else "Display", display.body)
+            )
+            for source in display.sources:
+                blocks.append(("Source", f"{source.title} {source.ref}".strip()))
+            if display.ref:
+                blocks.append(("Display ref", display.ref))
+        title = f"Result of {tool} ({result.call_id})" if tool else f"Result ({result.call_id})"
+        yield ContentItem(seq, at, "result", title, tuple(blocks), result.is_error)
+    elif isinstance(payload, ModelErrorEntry):
+        error = payload.error
+        status = f" ({error.status})" if error.status else ""
+        title = f"Model error: {error.kind or 'model_error'}{status}"
+        yield ContentItem(seq, at, "error", title, (("", error.message),), True)
+    elif isinstance(payload, Outcome):
+        blocks = []
+        if payload.text:
+            blocks.append(("", payload.text))
+        if payload.error is not None and payload.error.message:
+            blocks.append(("Error", payload.error.message))
+        if blocks:
+            yield ContentItem(seq, at, "outcome", f"Run ended: {payload.reason}", tuple(blocks))
+
+
+def _json(value: Any) -> str:
+    try:
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+    except TypeError:  # a string with a lone surrogate: orjson will not write it
+        import json
+
+        return json.dumps(value, indent=2, ensure_ascii=False)

@@ -1,0 +1,495 @@
+"""The report as HTML: Jinja2 templates (autoescaped), one self-contained file or pages.
+
+The page loads nothing: its style and script are inline, allowed by a Content-Security-Policy
+that starts from ``default-src 'none'`` and names their SHA-256 (computed here, from the exact
+text written). Each span's facts travel in one JSON block (``st-facts``) the script reads when
+a mark is hovered; strings from the log only ever reach the page as escaped text: Jinja2
+escapes them in elements and attributes, and the JSON block has ``<``, ``>`` and ``&``
+written as ``\\u003c``, ``\\u003e`` and ``\\u0026``, so it cannot end its element.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import functools
+import hashlib
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import jinja2
+import orjson
+from markupsafe import Markup
+
+from .._cost.frames import PriceSource
+from .._cost.rows import Logs
+from .._log.reader import MAX_LINE_BYTES
+from .._otel.spans import STATUS_CODE_ERROR, AttributeValue
+from .._version import __version__
+from . import svg
+from .collect import Mark, ReportData, RunView, SessionView, collect_report, paused_gc
+from .costs import Cost, Counts, Totals
+
+__all__ = ["INDEX", "page_name", "render_report_html", "render_report_pages", "report_html"]
+
+#: The overview's file name when the report is written as pages.
+INDEX = "index.html"
+
+_NONE = "\u2013"  # an en dash: nothing to show
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+#: What the facts' JSON must not hold as it is, inside a script element (they can only be in
+#: its strings, where these escapes mean the same).
+_UNSAFE_IN_SCRIPT = ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026"))
+
+
+def _clean(text: str) -> str:
+    """``text`` as UTF-8 can carry it: a lone surrogate (from an escape such as ``\\ud800`` in a
+    log) becomes U+FFFD."""
+    return text if text.isascii() else _LONE_SURROGATE.sub("\ufffd", text)
+
+
+def _sha256(text: str) -> str:
+    return "sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode()
+
+
+@functools.cache
+def _assets() -> tuple[str, str]:
+    folder = resources.files("sessiontools._html") / "templates"
+    css = (folder / "report.css").read_text(encoding="utf-8")
+    js = (folder / "report.js").read_text(encoding="utf-8")
+    return css, js
+
+
+def content_security_policy(css: str, js: str) -> str:
+    """Nothing but the page's own inline style and script, by hash: no request of any kind,
+    no other script, no inline event handler, no form, no ``<base>``."""
+    return (
+        f"default-src 'none'; script-src '{_sha256(js)}'; style-src '{_sha256(css)}'; "
+        "base-uri 'none'; form-action 'none'"
+    )
+
+
+# Filters: numbers for a person.
+
+
+def money(cost: Cost | None) -> str:
+    """``$0.0123``; ``at least $0.0123`` with unpriced calls; ``unknown`` when nothing priced."""
+    if cost is None:
+        return _NONE
+    if not cost.known:
+        return "unknown (unpriced)"
+    text = usd(cost.usd)
+    return f"at least {text}" if cost.lower_bound else text
+
+
+def usd(value: float | None) -> str:
+    if value is None or math.isnan(value):
+        return "unknown"
+    if value == 0:
+        return "$0"
+    size = abs(value)
+    digits = 2 if size >= 1 else 4 if size >= 0.01 else 6
+    return f"{'-' if value < 0 else ''}${size:,.{digits}f}"
+
+
+def axis_usd(value: float) -> str:
+    return "$0" if value == 0 else f"${value:.6g}"
+
+
+def num(value: int) -> str:
+    return f"{value:,}"
+
+
+def rate(value: float) -> str:
+    return _NONE if math.isnan(value) else f"{value * 100:.1f}%"
+
+
+def utc(time_unix_nano: int | None) -> str:
+    """``2026-10-19 07:12:00.123 UTC``."""
+    if time_unix_nano is None:
+        return _NONE
+    seconds, ns = divmod(time_unix_nano, 1_000_000_000)
+    at = dt.datetime.fromtimestamp(seconds, dt.UTC)
+    return f"{at:%Y-%m-%d %H:%M:%S}.{ns // 1_000_000:03d}"
+
+
+@functools.cache
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("sessiontools._html", "templates"),
+        autoescape=True,  # every template, whatever its name
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters.update(
+        money=money,
+        usd=usd,
+        axis_usd=axis_usd,
+        num=num,
+        rate=rate,
+        utc=utc,
+        duration=svg.format_duration,
+    )
+    return env
+
+
+class _Facts:
+    """Every mark's facts, in the marks' order, as the compact JSON ``report.js`` reads.
+
+    ``{"k": [shape, ...], "s": [string, ...], "f": [record, ...]}``: every string once, in
+    ``s``; records refer to them by index. A shape lists a span's attribute keys in their (the
+    export's) order, each as a type letter, ``:`` and the key; spans of one kind share a few
+    shapes. Type letters: ``s`` a string (its value: a string index), ``i`` an integer, ``b``
+    a bool (0 or 1), ``a`` an array of strings (a list of string indexes); and three whose
+    value the page knows without a copy in each record: ``o`` the operation name
+    (``gen_ai.operation.name``: the mark's ``data-span-kind``), ``c`` the conversation id (its
+    run's drawing's ``data-c``, a string index), and ``!:status``, first, for a span whose
+    status is ERROR (its value: the status message's string index).
+
+    A record is ``[shape, name, start, duration, cost, value, ...]``: the span's name (a
+    string index), its start (ns after its run started) and duration (ns), to the
+    nanosecond (the script draws the mark from them too), its cost (``null``: none; a number
+    of US dollars, rounded as the page shows it; ``[number]``: at least that, some of its
+    model calls unpriced; ``"?"``: unknown, none could be priced), then a value for each key
+    of its shape that has one.
+    """
+
+    def __init__(self) -> None:
+        self.shapes: dict[tuple[str, ...], int] = {}
+        self.strings: dict[str, int] = {}
+        self.records: list[list[Any]] = []
+        self.bases: dict[tuple[int, int], int] = {}
+        self.timelines: dict[tuple[int, int], svg.Timeline] = {}
+        self.conversations: dict[int, int] = {}  # session number -> its id's string index
+        self._pairs: dict[tuple[str, AttributeValue], tuple[str, Any]] = {}
+        self._int_keys: dict[str, str] = {}
+
+    def _s(self, text: str) -> int:
+        strings = self.strings
+        index = strings.get(text)
+        if index is None:
+            index = strings[text] = len(strings)
+        return index
+
+    def add(self, session: SessionView) -> None:
+        """A session's runs: each run's timeline, and its marks' facts in the timeline's order
+        (the page's: ``report.js`` finds a mark's facts by its place in its run's drawing)."""
+        conversation = session.conversation_id
+        self.conversations[session.number] = self._s(conversation)
+        for run in session.runs:
+            key = (session.number, run.index)
+            self.bases[key] = len(self.records)
+            timeline = self.timelines[key] = svg.timeline(run)
+            self._run(run, timeline.marks(), conversation)
+
+    def timeline(self, session: SessionView, run: RunView) -> Markup:
+        key = (session.number, run.index)
+        return timeline_svg(
+            self.timelines[key], run.index, self.bases[key], self.conversations[session.number]
+        )
+
+    def _pair(self, key: str, value: AttributeValue) -> tuple[str, Any]:
+        """An attribute that is not an integer: its typed key and its value in the facts
+        (``None``: none, the page knows it)."""
+        if key == OPERATION:
+            return "o:" + key, None
+        if isinstance(value, bool):
+            return "b:" + key, int(value)
+        if isinstance(value, str):
+            return "s:" + key, self._s(value)
+        if isinstance(value, int):  # pragma: no cover - integers take the fast path
+            return "i:" + key, value
+        return "a:" + key, [self._s(v) for v in value]
+
+    def _run(self, run: RunView, marks: list[Mark], conversation: str) -> None:
+        # the hot loop of the render (one pass per span attribute): what repeats is looked up
+        s, shapes, records = self._s, self.shapes, self.records
+        pairs, int_keys = self._pairs, self._int_keys
+        start = run.start_time_unix_nano
+        for mark in marks:
+            span = mark.span
+            if span.status_code == STATUS_CODE_ERROR:
+                keys = [_STATUS]
+                values: list[Any] = [s(span.status_message)]
+            else:
+                keys = []
+                values = []
+            for pair in span.attributes:
+                value = pair[1]
+                if type(value) is int:  # counts vary: not worth keeping (bool is not int here)
+                    typed = int_keys.get(pair[0])
+                    if typed is None:
+                        typed = int_keys[pair[0]] = "i:" + pair[0]
+                    keys.append(typed)
+                    values.append(value)
+                    continue
+                if value == conversation and pair[0] == CONVERSATION:
+                    keys.append(_CONVERSATION)
+                    continue
+                hit = pairs.get(pair)
+                if hit is None:
+                    if len(pairs) > 50_000:
+                        pairs.clear()
+                    hit = pairs[pair] = self._pair(*pair)
+                keys.append(hit[0])
+                if hit[1] is not None:
+                    values.append(hit[1])
+            shape = shapes.get(tuple(keys))
+            if shape is None:
+                shape = shapes[tuple(keys)] = len(shapes)
+            records.append(
+                [
+                    shape,
+                    s(span.name),
+                    span.start_time_unix_nano - start,
+                    span.end_time_unix_nano - span.start_time_unix_nano,
+                    _cost_fact(mark.cost),
+                    *values,
+                ]
+            )
+
+    def json(self) -> Markup:
+        data = {
+            "k": [list(shape) for shape in self.shapes],
+            "s": [_clean(text) for text in self.strings],
+            "f": self.records,
+        }
+        text = orjson.dumps(data)
+        for unsafe, escaped in _UNSAFE_IN_SCRIPT:
+            text = text.replace(unsafe, escaped)
+        return Markup(text.decode())  # JSON with <, > and & escaped: it cannot end the element
+
+
+OPERATION = "gen_ai.operation.name"
+CONVERSATION = "gen_ai.conversation.id"
+_STATUS = "!:status"
+_CONVERSATION = "c:" + CONVERSATION
+
+
+def _cost_fact(cost: Cost | None) -> Any:
+    """A mark's cost in the facts (``_Facts``): rounded as ``usd`` shows it, which is what the
+    page shows (report.js, ``money``)."""
+    if cost is None:
+        return None
+    if not cost.known:
+        return "?"
+    size = abs(cost.usd)
+    shown = round(cost.usd, 2 if size >= 1 else 4 if size >= 0.01 else 6) if size else 0
+    return [shown] if cost.lower_bound else shown
+
+
+@dataclass(frozen=True, slots=True)
+class _Overview:
+    sessions: tuple[SessionView, ...]
+    counts: Counts
+    totals: Totals
+    chart: svg.Chart | None
+    day_model_costs: tuple[tuple[str, str, Cost], ...]
+    costliest_sessions: tuple[SessionView, ...]
+    costliest_runs: tuple[tuple[SessionView, RunView], ...]
+
+
+def _overview(data: ReportData) -> _Overview:
+    sessions = data.sessions
+    by_number = {s.number: s for s in sessions}
+    costliest = sorted(
+        (s for s in sessions if s.totals.cost.usd > 0),
+        key=lambda s: (-s.totals.cost.usd, s.number),
+    )
+    runs = []
+    for number, index in data.costliest_runs:
+        session = by_number[number]
+        runs.append((session, next(r for r in session.runs if r.index == index)))
+    return _Overview(
+        sessions=sessions,
+        counts=data.counts,
+        totals=data.totals,
+        chart=svg.cost_chart(data.day_model_costs),
+        day_model_costs=data.day_model_costs,
+        costliest_sessions=tuple(costliest[:10]),
+        costliest_runs=tuple(runs),
+    )
+
+
+def _page(
+    data: ReportData,
+    title: str,
+    sessions: Sequence[SessionView],
+    overview: _Overview | None,
+    href: Callable[..., str],
+    back: str | None,
+) -> bytes:
+    with paused_gc():
+        return _render(data, title, sessions, overview, href, back)
+
+
+def _render(
+    data: ReportData,
+    title: str,
+    sessions: Sequence[SessionView],
+    overview: _Overview | None,
+    href: Callable[..., str],
+    back: str | None,
+) -> bytes:
+    css, js = _assets()
+    facts = _Facts()
+    for session in sessions:
+        facts.add(session)
+    html = (
+        _environment()
+        .get_template("report.html.j2")
+        .render(
+            title=title,
+            csp=content_security_policy(css, js),
+            css=Markup(css),  # the package's own file, hashed as written
+            js=Markup(js),  # the package's own file, hashed as written
+            version=__version__,
+            logs=len(data.sessions) + len(data.skipped),
+            content=data.content,
+            skipped=data.skipped,
+            overview=overview,
+            sessions=sessions,
+            facts=facts.json(),
+            href=href,
+            back=back,
+            timeline=facts.timeline,
+            legend=bool(sessions),
+        )
+    )
+    try:
+        return html.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate from a log
+        return _LONE_SURROGATE.sub("\ufffd", html).encode("utf-8")
+
+
+_LANE_CLASSES = ("L0", "L1", "L2", "L3")
+_MARK_CLASSES = frozenset({"", "e", "e y", "k", "dn", "rf", "rs", "e rs", "dn rs", "rf rs", "k rs"})
+_KINDS = frozenset({"invoke_agent", "chat", "execute_tool"})
+
+
+def timeline_svg(tl: svg.Timeline, run_index: int, base: int, conversation: int) -> Markup:
+    """A run's timeline as an inline SVG element: a group per lane row (its class colours the
+    marks and sets their height, its translation places them), one ``rect`` per span with
+    ``data-span-kind`` and ``data-span-id``; on the element, ``data-f`` (the index of its
+    first mark's facts), ``data-l`` and ``data-o`` (the time axis' length and its start after
+    the run's, ns) and ``data-c`` (the conversation id's string index). The page's script
+    sets each mark's ``x`` and ``width`` from its facts (``svg`` module docstring).
+
+    Written here rather than in the template, for speed (a run may have thousands of marks):
+    nothing in it comes from the log as text. Numbers, classes and kinds come from fixed sets
+    (checked), ids are hex.
+    """
+    origin = f' data-o="{tl.origin_ns}"' if tl.origin_ns else ""
+    parts = [
+        f'<svg class="tl-svg" data-f="{base}" data-l="{tl.length_ns}"{origin} '
+        f'data-c="{conversation}" height="{tl.height}" role="img" '
+        f'aria-label="Timeline of run {run_index}">'
+    ]
+    for x, label, anchor in tl.ticks:
+        end = ' text-anchor="end"' if anchor else ""
+        parts.append(f'<text x="{x}" y="{tl.axis_y}"{end}>{label}</text>')
+    for row in tl.rows:
+        parts.append(f'<g class="{_LANE_CLASSES[row.lane]}" transform="translate(0 {row.y})">')
+        for m in row.marks:
+            if m.classes not in _MARK_CLASSES or m.kind not in _KINDS:
+                raise AssertionError(f"unexpected mark class {m.classes!r} or kind {m.kind!r}")
+            cls = f' class="{m.classes}"' if m.classes else ""
+            parts.append(
+                f'<rect{cls} data-span-kind="{m.kind}" data-span-id="{m.span.span_id.hex()}"/>'
+            )
+        parts.append("</g>")
+    parts.append("</svg>")
+    return Markup("".join(parts))  # numbers, fixed names and hex only (see above)
+
+
+def _title(data: ReportData, title: str | None) -> str:
+    if title is not None:
+        return title
+    if len(data.sessions) == 1 and not data.skipped:
+        return f"sessiontools report: {data.sessions[0].name}"
+    return f"sessiontools report: {len(data.sessions)} sessions"
+
+
+def render_report_html(data: ReportData, *, title: str | None = None) -> bytes:
+    """One self-contained HTML file: with several sessions (or skipped logs), an overview
+    first, each session linking to its section below it.
+
+    Args:
+        data: from ``collect_report``.
+        title: the page's title; default ``sessiontools report: NAME`` (or ``N sessions``).
+
+    Returns:
+        UTF-8 HTML; the same data always gives the same bytes.
+    """
+    many = len(data.sessions) != 1 or bool(data.skipped)
+
+    def href(session: SessionView, run: RunView | None = None) -> str:
+        return f"#s{session.number}" + (f"-r{run.index}" if run is not None else "")
+
+    overview = _overview(data) if many else None
+    return _page(data, _title(data, title), data.sessions, overview, href, None)
+
+
+def page_name(session: SessionView) -> str:
+    """A session's page when the report is written as pages: ``0001-NAME.html``, ``NAME`` its
+    conversation id with every character but letters, digits, ``.``, ``_`` and ``-`` replaced."""
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", session.conversation_id)[:60].strip("-.")
+    return f"{session.number:04d}-{slug or 'session'}.html"
+
+
+def render_report_pages(data: ReportData, *, title: str | None = None) -> dict[str, bytes]:
+    """The report as pages for a directory: ``index.html`` (the overview) and one page per
+    session (``page_name``), each self-contained, linking to each other.
+
+    Returns:
+        File name to UTF-8 HTML, ``index.html`` first, then the sessions in order.
+    """
+
+    def href(session: SessionView, run: RunView | None = None) -> str:
+        return page_name(session) + (f"#s{session.number}-r{run.index}" if run else "")
+
+    name = _title(data, title)
+    pages = {INDEX: _page(data, name, (), _overview(data), href, None)}
+    for session in data.sessions:
+        pages[page_name(session)] = _page(
+            data, f"{name}: {session.name}", (session,), None, href, INDEX
+        )
+    return pages
+
+
+def report_html(
+    logs: Logs,
+    *,
+    prices: PriceSource = None,
+    content: bool = False,
+    title: str | None = None,
+    workers: int | None = 1,
+    max_line_bytes: int | None = MAX_LINE_BYTES,
+) -> bytes:
+    """A self-contained HTML report of session logs: what ``sessiontools report LOG...`` writes
+    (``collect_report`` then ``render_report_html``).
+
+    Args:
+        logs: a path, a directory (its ``*.jsonl``, recursively), a glob, a ``Session``, or a
+            list of these.
+        prices: a price file or ``Prices`` by model id, which win over genai-prices.
+        content: show the conversation too (prompts, messages, reasoning, tool inputs and
+            results, displays): for a local debugging view; off by default, as in the traces.
+        title: the page's title.
+        workers: how many processes read the logs (``collect_report``).
+        max_line_bytes: the longest line read (see ``LogReader``); ``None``: no limit.
+
+    Raises:
+        As ``read_costs``: a log that cannot be read raises (``collect_report`` with
+        ``skip_damaged=True`` lists it instead).
+    """
+    data = collect_report(
+        logs, prices=prices, content=content, workers=workers, max_line_bytes=max_line_bytes
+    )
+    return render_report_html(data, title=title)

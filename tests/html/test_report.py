@@ -1,0 +1,793 @@
+"""`sessiontools report`: the HTML's marks against the traces export, content kept out, escaping,
+the Content-Security-Policy, costs (hand-computed), pages, the command line. The browser tests
+are in test_report_browser.py."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import math
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+import warnings
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+from hypothesis import HealthCheck, assume, example, given, settings
+from hypothesis import strategies as st
+
+from sessiontools import (
+    LogError,
+    LogReader,
+    PriceBook,
+    Session,
+    collect_report,
+    cost_by,
+    read_costs,
+    read_session,
+    render_report_html,
+    render_report_pages,
+    report_html,
+)
+from sessiontools._cli.main import cli
+from sessiontools._html.costs import cache_hit_rate
+from sessiontools._html.render import money, usd
+from tests.helpers import GOLDEN, REPO, SESSIONS
+from tests.html.report_logs import (
+    CONTENT_FIELDS,
+    ERROR_FIELDS,
+    Page,
+    export_facts,
+    export_spans,
+    many_runs_log,
+    marked_log,
+    span_facts,
+)
+from tests.parallel.test_split_edges import random_log
+
+LOGS = sorted(p for p in SESSIONS.glob("*.jsonl") if p.name != "05_damaged_middle_line.jsonl")
+#: The sample logs whose report is kept in tests/golden (tests/update_golden.py).
+GOLDEN_REPORTS = ("02_runs_anthropic_openai_cache", "03_crash_while_call_runs")
+
+PAYLOAD = (
+    '<script>window.__x=1</script>"><img src=x onerror="window.__x=1">'
+    "'><svg onload=window.__x=1></svg></textarea></pre>]]><!--"
+)
+
+
+def quiet_report(*args: object, **kwargs: object) -> bytes:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return report_html(*args, **kwargs)  # type: ignore[arg-type]
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(cli, list(args))
+
+
+def page(html: bytes) -> Page:
+    return Page(html.decode("utf-8"))
+
+
+# One mark per span of the export.
+
+
+@pytest.mark.parametrize("log", LOGS, ids=lambda p: p.stem)
+def test_every_span_has_one_mark_with_its_kind_and_id(log: Path) -> None:
+    marks = page(quiet_report(log)).marks
+    spans = export_spans(log.read_bytes(), log.stem)
+    assert Counter(marks) == Counter(spans)
+    assert len(marks) == len(spans) == len(set(spans))
+
+
+def test_one_file_of_many_sessions_and_pages_hold_every_span_once(tmp_path: Path) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        data = collect_report(SESSIONS, skip_damaged=True)
+    assert [s.problem.split(":")[0] for s in data.skipped] == [
+        os.fspath(SESSIONS / "05_damaged_middle_line.jsonl")
+    ]
+    # the overview's counts (from the frames) are the sessions' (from the spans), each run once
+    counts = data.counts
+    sessions = data.sessions
+    assert counts.runs == sum(len(s.runs) for s in sessions)
+    assert counts.crashed_runs == sum(s.crashed_runs for s in sessions) > 0
+    for name in ("tool_calls", "denied", "refused", "tool_errors", "cut_off"):
+        assert getattr(counts, name) == sum(getattr(s, name) for s in sessions) > 0, name
+    everything = Counter(span for log in LOGS for span in export_spans(log.read_bytes(), log.stem))
+    single = page(render_report_html(data))
+    assert Counter(single.marks) == everything
+    # each session links to its own section
+    links = {a.get("href") for tag, a in single.elements if tag == "a"}
+    ids = {a.get("id") for _, a in single.elements}
+    for session in data.sessions:
+        assert f"#s{session.number}" in links
+        assert f"s{session.number}" in ids
+    assert "05_damaged_middle_line.jsonl" in "".join(single.text)  # listed as skipped
+
+    pages = render_report_pages(data)
+    assert next(iter(pages)) == "index.html"
+    index = page(pages["index.html"])
+    assert index.marks == []
+    hrefs = {a.get("href") for tag, a in index.elements if tag == "a"}
+    for session in data.sessions:
+        name = next(n for n in pages if n.endswith(".html") and n[5:-5] == session.conversation_id)
+        assert name in hrefs
+        log = Path(session.name)
+        assert Counter(page(pages[name]).marks) == Counter(export_spans(log.read_bytes(), log.stem))
+    assert len(pages) == len(data.sessions) + 1
+
+
+def test_the_same_logs_give_the_same_bytes() -> None:
+    first = quiet_report(LOGS, content=True)
+    assert quiet_report(LOGS, content=True) == first
+    assert b"\r" not in first
+
+
+# The page loads nothing and runs nothing but its own script.
+
+
+def test_the_policy_allows_only_the_inline_style_and_script_by_hash() -> None:
+    parsed = page(quiet_report(SESSIONS / "02_runs_anthropic_openai_cache.jsonl"))
+    metas = [a for tag, a in parsed.elements if tag == "meta" and a.get("http-equiv")]
+    assert len(metas) == 1
+    policy = metas[0]["content"] or ""
+    directives = dict(d.strip().split(" ", 1) for d in policy.split(";"))
+    assert policy.startswith("default-src 'none';")
+    assert directives["base-uri"] == "'none'"
+    assert directives["form-action"] == "'none'"
+    (style,) = parsed.styles
+    code = [data for attrs, data in parsed.scripts if attrs.get("type") != "application/json"]
+    assert len(code) == 1
+    assert directives["style-src"] == f"'{sha256(style)}'"
+    assert directives["script-src"] == f"'{sha256(code[0])}'"
+    assert set(directives) == {"default-src", "script-src", "style-src", "base-uri", "form-action"}
+    # the meta comes before anything it governs
+    tags = [tag for tag, _ in parsed.elements]
+    assert tags.index("meta", tags.index("head")) < tags.index("style") < tags.index("script")
+    for tag, attrs in parsed.elements:
+        assert not any(name.startswith("on") for name in attrs), tag
+        for name in ("src", "href", "action", "xlink:href"):
+            value = attrs.get(name)
+            assert value is None or not re.match(r"[a-z]+:|//", value), (tag, name, value)
+
+
+def sha256(text: str) -> str:
+    return "sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
+
+
+# Content: off by default, as in the traces.
+
+
+def test_without_content_no_content_field_reaches_the_file(tmp_path: Path) -> None:
+    """Every content field of the log holds its own marker; the report holds none of them.
+    An error message shows only where the traces export it (their status message)."""
+    log = tmp_path / "marked.jsonl"
+    log.write_bytes(marked_log(lambda field: f"MARK{field.upper()}MARK"))
+    html = quiet_report(log).decode()
+    found = set(re.findall(r"MARK([A-Z_]+)MARK", html))
+    assert found.isdisjoint(f.upper() for f in CONTENT_FIELDS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        export = export_text(log)
+    for field in ERROR_FIELDS:
+        if f"MARK{field.upper()}MARK" in html:
+            assert f"MARK{field.upper()}MARK" in export, field
+    # the marks are there: the report is not empty
+    assert len(page(html.encode()).marks) == len(export_spans(log.read_bytes(), "marked"))
+
+
+def export_text(log: Path) -> str:
+    """What `sessiontools otel LOG` prints."""
+    from sessiontools import otlp_json
+
+    return otlp_json(log).decode()
+
+
+def test_with_content_the_conversation_shows(tmp_path: Path) -> None:
+    log = tmp_path / "marked.jsonl"
+    log.write_bytes(marked_log(lambda field: f"MARK{field.upper()}MARK"))
+    text = "".join(page(quiet_report(log, content=True)).text)
+    for field in (*CONTENT_FIELDS, *ERROR_FIELDS):
+        if field == "native_data":  # provider data is never shown: it repeats the content
+            assert f"MARK{field.upper()}MARK" not in text
+        else:
+            assert f"MARK{field.upper()}MARK" in text, field
+
+
+@pytest.mark.parametrize("content", [False, True], ids=["plain", "content"])
+def test_untrusted_text_is_text_everywhere(tmp_path: Path, content: bool) -> None:
+    """The payload is in every content field, the tool's name, the labels entry's source, the
+    file's name and the title: it is shown as text and never becomes markup."""
+    name = 'x"><svg onload=window.__x=1>.jsonl'
+    log = tmp_path / name
+    log.write_bytes(marked_log(lambda field: PAYLOAD, tool=PAYLOAD, source=PAYLOAD))
+    html = quiet_report(log, content=content, title=PAYLOAD)
+    parsed = page(html)
+    tags = Counter(tag for tag, _ in parsed.elements)
+    assert "img" not in tags and "textarea" not in tags
+    assert tags["script"] == 2  # the facts and the page's own script
+    for _, attrs in parsed.elements:
+        assert not any(a.startswith("on") for a in attrs)
+    text = "".join(parsed.text)
+    assert PAYLOAD in text  # the title and the tool name, at least
+    assert name in text
+    facts = parsed.facts()
+    assert PAYLOAD in facts["s"]  # the tool's name, as a string in the facts
+    assert f"execute_tool {PAYLOAD}" in facts["s"]
+    raw_facts = html.split(b'id="st-facts">')[1].split(b"</script>")[0]
+    assert b"<" not in raw_facts and b">" not in raw_facts and b"&" not in raw_facts
+    if content:
+        assert text.count(PAYLOAD) > len(CONTENT_FIELDS)
+
+
+# Costs: from the cost frames, hand-computed here.
+
+PRICES = {
+    # US dollars per million tokens
+    "model-a": {"input": 3, "output": 15, "cache_read": 0.3, "cache_write": 3.75},
+}
+
+
+def costed_log(tmp_path: Path) -> tuple[Path, Path]:
+    from sessiontools import SessionBuilder, Usage
+
+    b = SessionBuilder("2026-10-18T09:30:00+02:00", seed="costed", jitter=False)
+    b.run("go")
+    b.assistant("anthropic", "model-a", {}, text="a", usage=Usage(1000, 100, 10000, 2000))
+    b.assistant("anthropic", "model-a", {}, text="b", usage=Usage(500, 50, 0, 4000))
+    b.run_ended()
+    b.run("again")
+    b.assistant("anthropic", "zz-unknown-model", {}, text="c", usage=Usage(100, 10, 50, 0))
+    b.run_ended()
+    log = tmp_path / "costed.jsonl"
+    log.write_bytes(b.to_bytes())
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps(PRICES))
+    return log, prices
+
+
+def test_cache_savings_per_call(tmp_path: Path) -> None:
+    """Call 1 (model-a: 1,000 input, 100 output, 10,000 cache read, 2,000 cache write):
+    cost 1000*3 + 100*15 + 10000*0.3 + 2000*3.75 = 15,000 micro-dollars; with every cached
+    token as input, 13000*3 + 100*15 = 40,500: saved $0.0255.
+    Call 2 (500 input, 50 output, 4,000 cache write): cost 1500 + 750 + 15000 = 17,250; plain
+    4500*3 + 750 = 14,250: saved -$0.003 (the write premium).
+    Call 3: a model nobody prices, with cache reads: unknown (NaN).
+    Hit rates: 10000 / 13000, 0 / 4500, 50 / 150. The report takes both from the frames'
+    columns (``sessiontools._cost.cache``, also what ``sessiontools cost`` shows)."""
+    log, prices = costed_log(tmp_path)
+    book = PriceBook(prices)
+    calls = read_costs(log, prices=book).model_calls
+    saved = calls["cache_savings_usd"].tolist()
+    assert saved[:2] == [pytest.approx(0.0255), pytest.approx(-0.003)]
+    assert math.isnan(saved[2])
+    rates = calls["cache_hit_rate"].tolist()
+    assert rates == [pytest.approx(10000 / 13000), 0.0, pytest.approx(50 / 150)]
+    assert cache_hit_rate(1000, 10000, 2000) == pytest.approx(10000 / 13000)
+    assert math.isnan(cache_hit_rate(0, 0, 0))
+
+
+def test_session_costs_from_the_frames(tmp_path: Path) -> None:
+    """Cost: 15,000 + 17,250 micro-dollars priced = $0.03225, at least (one call unpriced).
+    Cache hit rate: reads over all input: (10000 + 50) / (1000 + 10000 + 2000 + 500 + 4000
+    + 100 + 50) = 10050 / 17650. Saved: unknown, since the unpriced call read the cache.
+    Run 0 costs $0.03225 exactly; run 1 is unknown (its only call is unpriced)."""
+    log, prices = costed_log(tmp_path)
+    data = collect_report(log, prices=prices)
+    (session,) = data.sessions
+    t = session.totals
+    assert t.cost.usd == pytest.approx(0.03225)
+    assert t.cost.lower_bound and t.cost.known
+    assert t.unpriced_models == ("zz-unknown-model",)
+    assert t.cache_hit_rate == pytest.approx(10050 / 17650)
+    assert math.isnan(t.cache_savings_usd)
+    run0, run1 = session.runs
+    assert run0.cost.usd == pytest.approx(0.03225) and not run0.cost.lower_bound
+    assert not run1.cost.known
+    assert money(run1.cost) == "unknown (unpriced)"
+    model_a = next(m for m in session.by_model if m.model == "model-a")
+    assert model_a.cache_savings_usd == pytest.approx(0.0255 - 0.003)
+    assert model_a.cache_hit_rate == pytest.approx(10000 / 17500)
+    # each model call's mark carries its own cost
+    chats = [m for r in session.runs for m in r.marks if m.kind == "chat"]
+    assert [c.cost.usd if c.cost else None for c in chats[:2]] == [
+        pytest.approx(0.015),
+        pytest.approx(0.01725),
+    ]
+    text = "".join(page(render_report_html(data)).text)
+    assert f"at least ${0.03225:.4f}" in text
+    assert "56.9%" in text  # 10050 / 17650 = 56.94%
+
+
+def test_money_for_a_person() -> None:
+    assert usd(0.0) == "$0"
+    assert usd(1234.5) == "$1,234.50"
+    assert usd(0.25) == "$0.2500"
+    assert usd(0.001234) == "$0.001234"
+    assert usd(-0.003) == "-$0.003000"
+    assert usd(math.nan) == "unknown"
+
+
+def test_a_run_read_twice_counts_once_overall_and_in_each_section(tmp_path: Path) -> None:
+    """The same session under two names: the overview counts its runs once (as `sessiontools
+    cost` does); each section still has all of its own costs."""
+    log, prices = costed_log(tmp_path)
+    copy = tmp_path / "copy.jsonl"
+    copy.write_bytes(log.read_bytes())
+    data = collect_report([log, copy], prices=prices)
+    first, second = data.sessions
+    assert first.totals == second.totals
+    assert data.totals.cost.usd == pytest.approx(0.03225)
+    assert data.totals.model_calls == 3
+    assert data.counts.runs == 2
+    assert [r.cost for r in first.runs] == [r.cost for r in second.runs]
+
+
+def test_a_session_object(tmp_path: Path) -> None:
+    session = read_session(SESSIONS / "01_one_run_tool.jsonl")
+    assert isinstance(session, Session)
+    html = quiet_report(session)
+    assert Counter(page(html).marks) == Counter(
+        export_spans((SESSIONS / "01_one_run_tool.jsonl").read_bytes(), "01_one_run_tool")
+    )
+
+
+# Golden files (structure: the whole page), regenerated by tests/update_golden.py.
+
+
+@pytest.mark.parametrize("stem", GOLDEN_REPORTS)
+def test_golden_report(stem: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = report_html(f"testdata/sessions/{stem}.jsonl")
+    assert got == (GOLDEN / f"{stem}.report.html").read_bytes()
+
+
+# The command line.
+
+
+def test_report_writes_report_html_by_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    log = SESSIONS / "01_one_run_tool.jsonl"
+    result = invoke("report", str(log))
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == result.stderr == ""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert (tmp_path / "report.html").read_bytes() == report_html(log)
+
+
+def test_report_to_stdout_with_a_title() -> None:
+    result = invoke(
+        "report", str(SESSIONS / "01_one_run_tool.jsonl"), "--out", "-", "--title", "<b>T</b>"
+    )
+    assert result.exit_code == 0, result.stderr
+    assert "<title>&lt;b&gt;T&lt;/b&gt;</title>" in result.stdout
+
+
+@pytest.mark.parametrize("how", ["slash", "existing"])
+def test_report_into_a_directory_writes_pages(tmp_path: Path, how: str) -> None:
+    out = tmp_path / "site"
+    if how == "existing":
+        out.mkdir()
+    target = str(out) + ("/" if how == "slash" else "")
+    logs = [
+        str(SESSIONS / "01_one_run_tool.jsonl"),
+        str(SESSIONS / "03_crash_while_call_runs.jsonl"),
+    ]
+    result = invoke("report", *logs, "--out", target)
+    assert result.exit_code == 0, result.stderr
+    assert sorted(p.name for p in out.iterdir()) == [
+        "0001-01_one_run_tool.html",
+        "0002-03_crash_while_call_runs.html",
+        "index.html",
+    ]
+    index = (out / "index.html").read_text()
+    assert 'href="0002-03_crash_while_call_runs.html"' in index
+
+
+def test_report_skips_a_damaged_log_and_says_so(tmp_path: Path) -> None:
+    out = tmp_path / "r.html"
+    result = invoke("report", str(SESSIONS), "--out", str(out))
+    assert result.exit_code == 1
+    errors = [line for line in result.stderr.splitlines() if ": error: " in line]
+    assert len(errors) == 1
+    assert "05_damaged_middle_line.jsonl: line 17 (byte 5294)" in errors[0]
+    assert errors[0].endswith("; skipped")
+    assert "Traceback" not in result.output
+    assert "05_damaged_middle_line.jsonl" in out.read_text()
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["nothing-here.jsonl"], "no log at nothing-here.jsonl"),
+        (["{log}", "--prices", "{missing}"], "--prices"),
+        (["{log}", "--out", "{missing}/deeper/r.html"], "no directory"),
+        (["{log}", "--out", "{missing}/deeper/"], "no directory"),
+        (["{log}", "--out", "{log}"], "a log being read"),
+        (["{log}", "--out", "{log}/"], "is not a directory"),
+        (["{log}", "--bogus"], "No such option"),
+    ],
+)
+def test_report_usage_errors(tmp_path: Path, args: list[str], says: str) -> None:
+    log = tmp_path / "s.jsonl"
+    log.write_bytes((SESSIONS / "01_one_run_tool.jsonl").read_bytes())
+    before = log.read_bytes()
+    filled = [a.format(log=log, missing=tmp_path / "missing") for a in args]
+    result = invoke("report", *filled)
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and says in lines[0], result.stderr
+    assert lines[0].startswith("sessiontools report: error: ")
+    assert log.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.jsonl"]  # nothing made
+
+
+def test_a_title_that_is_not_utf8_is_a_usage_error(tmp_path: Path) -> None:
+    """--title is text for the page, as the other text flags: bytes that are not UTF-8 (what
+    Python makes of the argument b"caf\\xe9") are refused, saying which, and nothing is
+    written."""
+    out = tmp_path / "r.html"
+    log = SESSIONS / "01_one_run_tool.jsonl"
+    result = invoke("report", str(log), "--out", str(out), "--title", "caf\udce9")
+    assert result.exit_code == 2
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("sessiontools report: error: Invalid value for '--title'")
+    assert "not valid UTF-8 (byte 0xe9 at character 4)" in line
+    assert not out.exists()
+
+
+def test_report_content_flag(tmp_path: Path) -> None:
+    log = tmp_path / "marked.jsonl"
+    log.write_bytes(marked_log(lambda field: f"MARK{field.upper()}MARK"))
+    plain = invoke("report", str(log), "--out", "-")
+    full = invoke("report", str(log), "--out", "-", "--content")
+    assert plain.exit_code == full.exit_code == 0
+    assert "MARKPROMPTMARK" not in plain.stdout
+    assert "MARKPROMPTMARK" in full.stdout
+
+
+def test_import_and_otel_load_neither_jinja2_nor_pandas(tmp_path: Path) -> None:
+    code = (
+        "import sys, io, contextlib\n"
+        "import sessiontools\n"
+        "from sessiontools._cli.main import main\n"
+        "heavy = ('jinja2', 'pandas', 'genai_prices')\n"
+        "loaded = lambda: sorted(m for m in heavy if m in sys.modules)\n"
+        "assert loaded() == [], loaded()\n"
+        f"log = {str(SESSIONS / '01_one_run_tool.jsonl')!r}\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    assert main(['otel', log, '--out', sys.argv[1]]) == 0\n"
+        "    assert main(['otel', log, '--format', 'chrome-trace', '--out', sys.argv[1]]) == 0\n"
+        "assert loaded() == [], loaded()\n"
+        "print('ok')\n"
+    )
+    got = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "out.json")],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+        timeout=60,
+    )
+    assert got.returncode == 0, got.stderr
+    assert got.stdout == "ok\n"
+
+
+def test_the_facts_are_the_export_attributes(tmp_path: Path) -> None:
+    """What a hover shows is what the traces export: each mark's facts, decoded as the page's
+    script decodes them, are its span's name, status, start and duration (to the nanosecond)
+    and attributes, in the export's order."""
+    statuses = []
+    for name in ("07_model_errors", "08_tool_model_calls", "03_crash_while_call_runs"):
+        log = SESSIONS / f"{name}.jsonl"
+        parsed = page(quiet_report(log))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = export_facts(export_text(log).encode())
+        assert len(parsed.facts()["f"]) == len(parsed.marks)  # in the order of the marks
+        shown = parsed.hover()
+        statuses += [facts["status"][0] for facts in shown]
+        for (kind, span_id), facts in zip(parsed.marks, shown, strict=True):
+            facts.pop("cost")
+            assert facts == want[span_id], span_id
+            assert kind == facts["attributes"][0][1]
+    assert 0 in statuses and 2 in statuses
+
+
+def test_the_marks_cost_as_the_page_shows_it(tmp_path: Path) -> None:
+    """A mark's cost in the facts is rounded as the page shows it: exact, at least (some of
+    its calls unpriced) or unknown. Hand-computed from PRICES (costed_log): call 1 cost
+    $0.015 exactly, call 2 $0.01725 (shown with four decimals: 0.0172 or 0.0173, whichever
+    the float rounds to), the unpriced run is unknown."""
+    log, prices = costed_log(tmp_path)
+    parsed = page(report_html(log, prices=prices))
+    costs = [facts["cost"] for facts in parsed.hover()]
+    kinds = [kind for kind, _ in parsed.marks]
+    assert kinds == ["invoke_agent", "chat", "chat", "invoke_agent", "chat"]
+    assert costs[0] == round(0.03225, 4) == 0.0323  # the run: 15,000 + 17,250 micro-dollars
+    assert costs[1] == 0.015
+    assert costs[2] in (0.0172, 0.0173)
+    assert costs[3] == costs[4] == "?"
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1))
+@example(seed=13447)  # a repeated seq gives two tool spans one id, each with a model call
+def test_random_logs_have_one_mark_per_span_and_facts_for_each(seed: int) -> None:
+    """Logs with crashes, resumed and repeated call ids, entries outside runs, seq going back,
+    failed calls, refusals, unknown entries, torn and closing lines (test_split_edges'
+    random_log): the marks are the export's spans, each with its facts, which are the
+    export's (a repeated seq can give two spans one id: the same facts, then)."""
+    data = random_log(random.Random(seed))
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "random.jsonl"
+        log.write_bytes(data)
+        try:
+            spans = export_spans(data, "random")
+        except LogError:
+            assume(False)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for content in (False, True):
+                parsed = page(report_html(log, content=content))
+                assert Counter(parsed.marks) == Counter(spans)
+                assert len(parsed.facts()["f"]) == len(parsed.marks)
+            shown = []
+            for (_, span_id), facts in zip(parsed.marks, parsed.hover(), strict=True):
+                facts.pop("cost")
+                shown.append(repr((span_id, facts)))
+            want = [repr(pair) for pair in span_facts(log, "random")]
+            assert sorted(shown) == sorted(want)
+
+
+def test_page_names_stay_in_the_directory() -> None:
+    from dataclasses import replace
+
+    from sessiontools._html.render import page_name
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        (session,) = collect_report(SESSIONS / "01_one_run_tool.jsonl").sessions
+    for conversation, want in [
+        ("../../etc/passwd", "0001-etc-passwd.html"),
+        (".hidden", "0001-hidden.html"),
+        ("<b>ü</b>", "0001-b-b.html"),
+        ("...", "0001-session.html"),
+        ("a" * 300, f"0001-{'a' * 60}.html"),
+    ]:
+        assert page_name(replace(session, conversation_id=conversation)) == want
+
+
+# Each log read once (its runs folded once, for both its marks and its cost rows).
+
+
+def test_each_log_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every log's entries are iterated once, whatever else is made of them: the marks and
+    the cost tables come from the same runs."""
+    read: Counter[str] = Counter()
+    real = LogReader.__iter__
+
+    def counting(self: LogReader) -> Any:
+        read[self.name] += 1
+        return real(self)
+
+    monkeypatch.setattr(LogReader, "__iter__", counting)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        data = collect_report(LOGS, workers=1, skip_damaged=True)
+    assert read == Counter({str(log): 1 for log in LOGS})
+    assert len(data.sessions) == len(LOGS)
+    assert data.counts.runs == sum(len(s.runs) for s in data.sessions)
+
+
+def test_the_cost_tables_are_read_costs_tables(tmp_path: Path) -> None:
+    """What the report counts comes from the same cost tables ``read_costs`` makes, built
+    from the runs it read for its marks (``cost_tables``)."""
+    log, prices = costed_log(tmp_path)
+    logs = [log, *LOGS]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        data = collect_report(logs, prices=prices)
+        tables = read_costs(logs, prices=prices)
+    runs = tables.runs
+    assert data.counts.runs == len(runs)
+    assert data.counts.tool_calls == len(tables.tool_calls)
+    cost = cost_by(tables.model_calls, "session")
+    for session in data.sessions:
+        row = cost[cost["session"] == session.name]
+        if row.empty:
+            assert session.totals.model_calls == 0
+            continue
+        assert session.totals.model_calls == int(row["calls"].iloc[0])
+        assert session.totals.input_tokens == int(row["input_tokens"].iloc[0])
+        want = row["cost_usd"].iloc[0]
+        assert session.totals.cost.usd == (0.0 if math.isnan(want) else pytest.approx(want))
+
+
+def test_many_logs_in_a_pool_give_the_same_report() -> None:
+    """Read in a pool of processes (what the command does for many logs, or a large one),
+    the report is the same, byte for byte."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        alone = render_report_html(collect_report(LOGS, workers=1, content=True))
+        pooled = render_report_html(collect_report(LOGS, workers=2, content=True))
+    assert pooled == alone
+
+
+def test_report_from_standard_input() -> None:
+    """`report -` reads standard input once, in order: its marks are the export's of the same
+    bytes under the conversation id `stdin`."""
+    data = (SESSIONS / "08_tool_model_calls.jsonl").read_bytes()
+    result = CliRunner().invoke(cli, ["report", "-", "--out", "-"], input=data)
+    assert result.exit_code == 0, result.stderr
+    assert Counter(page(result.stdout_bytes).marks) == Counter(export_spans(data, "stdin"))
+    assert "<title>sessiontools report: &lt;stdin&gt;</title>" in result.stdout
+    twice = invoke("report", "-", "-", "--out", "-")
+    assert twice.exit_code == 2 and "more than once" in twice.stderr
+
+
+def test_a_directory_that_cannot_be_listed_is_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A directory ``find_logs`` could not search is a log that cannot be read: said, skipped
+    (exit 1), the other logs reported."""
+    from tests.cli.test_cost_cli import _no_permission
+
+    noperm = _no_permission(tmp_path, monkeypatch)
+    out = tmp_path / "r.html"
+    log = SESSIONS / "01_one_run_tool.jsonl"
+    try:
+        result = invoke("report", str(noperm), str(log), "--out", str(out))
+    finally:
+        noperm.chmod(0o755)
+    assert result.exit_code == 1, result.output
+    (error,) = result.stderr.splitlines()
+    assert error == (
+        f"sessiontools report: error: {noperm}: cannot read the directory: Permission denied; "
+        "skipped"
+    )
+    html = out.read_bytes()
+    assert Counter(page(html).marks) == Counter(export_spans(log.read_bytes(), log.stem))
+    assert b"cannot read the directory" in html
+
+
+def test_max_line_bytes(tmp_path: Path) -> None:
+    """A line longer than --max-line-bytes: the log is skipped with the export's message."""
+    log = SESSIONS / "03_crash_while_call_runs.jsonl"
+    other = SESSIONS / "01_one_run_tool.jsonl"
+    longest = max(len(line) for line in log.read_bytes().splitlines())
+    limit = max(len(line) for line in other.read_bytes().splitlines())
+    assert limit < longest
+    out = tmp_path / "r.html"
+    result = invoke(
+        "report", str(log), str(other), "--out", str(out), "--max-line-bytes", str(limit)
+    )
+    export = invoke("otel", str(log), "--max-line-bytes", str(limit))
+    assert result.exit_code == export.exit_code == 1
+    (error,) = result.stderr.splitlines()
+    assert error == export.stderr.strip().replace("otel", "report") + "; skipped"
+    assert Counter(page(out.read_bytes()).marks) == Counter(
+        export_spans(other.read_bytes(), other.stem)
+    )
+    bad = invoke("report", str(log), "--max-line-bytes", "0")
+    assert bad.exit_code == 2 and "is not a size" in bad.stderr
+
+
+def test_token_sums_past_64_bits_are_one_error(tmp_path: Path) -> None:
+    """Each run fits an export, the two logs' sums do not: one line, exit 1, nothing written
+    (as `sessiontools cost`), never a wrapped negative count."""
+    from tests.log.test_limits import QUARTER, run_log, turn, write
+
+    big = {"input_tokens": 3 * QUARTER}
+    one = write(tmp_path, "one.jsonl", run_log(turn(2, big)))
+    other = write(tmp_path, "other.jsonl", run_log(turn(12, big), first_seq=10))
+    out = tmp_path / "r.html"
+    result = invoke("report", str(one), str(other), "--out", str(out))
+    assert result.exit_code == 1, result.output
+    (error,) = result.stderr.splitlines()
+    assert error.startswith("sessiontools report: error: the input_tokens of these 2 model")
+    assert not out.exists()
+
+
+def test_what_a_span_weighs() -> None:
+    """Each span's mark and facts, with its share of its run's header and drawing, stay under
+    200 bytes (issue 13: the report under 5% of the log; the 100 MB log's spans were 226
+    bytes each, marks with their geometry and facts with copies of what the page knows,
+    before the marks were placed by the script). 290 runs of 10 spans each, the difference
+    between the reports of 300 runs and of 10."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with tempfile.TemporaryDirectory() as tmp:
+            sizes = []
+            for runs in (10, 300):
+                log = Path(tmp) / f"{runs}.jsonl"
+                log.write_bytes(many_runs_log(runs))
+                sizes.append(len(report_html(log)))
+    per_span = (sizes[1] - sizes[0]) / (290 * 10)
+    assert per_span < 200, per_span
+
+
+def test_how_many_processes_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``workers=None``: a pool from PARALLEL_FROM logs on, or for two logs or more that add up
+    to 8 MB, else this process alone (one large log too); never more processes than logs or
+    cores."""
+    from sessiontools._html import read as report_read
+    from sessiontools._parallel.cut import SPLIT_FROM_BYTES
+    from sessiontools._parallel.pool import PARALLEL_FROM
+
+    monkeypatch.setattr(report_read, "available_cores", lambda: 2)
+    small = tmp_path / "small.jsonl"
+    small.write_bytes((SESSIONS / "01_one_run_tool.jsonl").read_bytes())
+    large = tmp_path / "large.jsonl"
+    with open(large, "wb") as f:
+        f.truncate(SPLIT_FROM_BYTES)  # only its size is looked at
+    many = [str(small)] * PARALLEL_FROM
+    assert report_read._choose_workers([str(small)]) == 1
+    assert report_read._choose_workers([str(large)]) == 1
+    assert report_read._choose_workers([str(large), str(small)]) == 2
+    assert report_read._choose_workers([str(small), str(tmp_path / "gone.jsonl")]) == 1
+    assert report_read._choose_workers(many) == 2
+    with report_read.ReportReads([large, small], workers=None) as reads:
+        assert reads.workers == 2
+    monkeypatch.setattr(report_read, "available_cores", lambda: 1)
+    assert report_read._choose_workers([str(large), str(small)]) == 1
+    assert report_read._choose_workers(many) == 1
+    with report_read.ReportReads([large, small], workers=None) as reads:
+        assert reads.workers == 1
+
+
+def test_the_command_reads_while_it_imports(tmp_path: Path) -> None:
+    """`sessiontools report` starts reading (its pool) before it loads pandas, genai-prices
+    and Jinja2, which it then loads while the logs are read."""
+    code = (
+        "import sys, io\n"
+        "from sessiontools._html import read\n"
+        "heavy = ('pandas', 'genai_prices', 'jinja2')\n"
+        "real = read.ReportReads.__init__\n"
+        "seen = []\n"
+        "def spying(self, *args, **kwargs):\n"
+        "    seen.append(sorted(m for m in heavy if m in sys.modules))\n"
+        "    real(self, *args, **kwargs)\n"
+        "    seen.append(self._pool is not None)\n"
+        "read.ReportReads.__init__ = spying\n"
+        "read._choose_workers = lambda paths: 2\n"
+        "from sessiontools._cli.main import main\n"
+        "assert main(['report', sys.argv[1], '--out', sys.argv[2]]) == 0\n"
+        "print(seen, sorted(m for m in heavy if m in sys.modules))\n"
+    )
+    got = subprocess.run(
+        [sys.executable, "-c", code, str(SESSIONS / "02_runs_anthropic_openai_cache.jsonl"),
+         str(tmp_path / "r.html")],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+        timeout=120,
+    )  # fmt: skip
+    assert got.returncode == 0, got.stderr
+    assert got.stdout == "[[], True] ['genai_prices', 'jinja2', 'pandas']\n"
+
+
+def test_a_log_kept_compressed(tmp_path: Path) -> None:
+    """A directory's `*.jsonl.gz` logs are found and read as the logs they hold, under the
+    export's conversation id (the name without `.jsonl.gz`)."""
+    import gzip
+
+    data = (SESSIONS / "08_tool_model_calls.jsonl").read_bytes()
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "kept.jsonl.gz").write_bytes(gzip.compress(data, mtime=0))
+    result = invoke("report", str(tmp_path / "logs"), "--out", "-")
+    assert result.exit_code == 0, result.stderr
+    assert Counter(page(result.stdout_bytes).marks) == Counter(export_spans(data, "kept"))

@@ -1,0 +1,320 @@
+"""The HTML report in a real browser: headless Chromium (Debian's ``chromium`` package, at
+/usr/bin/chromium, or $SESSIONTOOLS_CHROMIUM), driven by Playwright's Python package.
+
+These tests never skip: a missing browser fails them, saying how to install it (.ci/run does).
+Pages load from ``file://``; every request but the page itself is refused and counted, and
+every console message and page error is kept.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import warnings
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from sessiontools import otlp_json, report_html
+from tests.helpers import SESSIONS
+from tests.html.report_logs import export_facts, export_spans, many_runs_log, marked_log
+
+CHROMIUM = os.environ.get("SESSIONTOOLS_CHROMIUM", "/usr/bin/chromium")
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+PAYLOAD = (
+    '<script>window.__x=1</script>"><img src=x onerror="window.__x=1">'
+    "'><svg onload=window.__x=1></svg>"
+)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.fail(
+            f"no browser at {CHROMIUM}: install Debian's chromium (apt-get install -y chromium) "
+            "or set SESSIONTOOLS_CHROMIUM; these tests do not skip"
+        )
+    from playwright.sync_api import sync_playwright
+
+    profile = tempfile.mkdtemp(prefix="sessiontools-chromium-")
+    try:
+        with sync_playwright() as p:
+            context = p.chromium.launch_persistent_context(
+                profile,
+                executable_path=CHROMIUM,
+                headless=True,
+                args=ARGS,
+                viewport={"width": 1280, "height": 900},
+            )
+            try:
+                yield context
+            finally:
+                context.close()
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+@dataclass
+class Loaded:
+    page: Any
+    url: str
+    requests: list[str] = field(default_factory=list)
+    console: list[tuple[str, str]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def check_quiet(self) -> None:
+        """No request but the page, no console message of any kind, no page error."""
+        assert self.requests == [self.url]
+        assert self.console == []
+        assert self.errors == []
+
+
+def load(browser: Any, path: Path) -> Loaded:
+    page = browser.new_page()
+    url = path.resolve().as_uri()
+    loaded = Loaded(page, url)
+    page.on("request", lambda r: loaded.requests.append(r.url))
+    page.on("console", lambda m: loaded.console.append((m.type, m.text)))
+    page.on("pageerror", lambda e: loaded.errors.append(str(e)))
+    page.route(
+        "**/*", lambda route: route.continue_() if route.request.url == url else route.abort()
+    )
+    page.goto(url, wait_until="load")
+    return loaded
+
+
+def write_report(tmp_path: Path, log: Path, **options: Any) -> Path:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        html = report_html(log, **options)
+    out = tmp_path / f"{log.stem}.html"
+    out.write_bytes(html)
+    return out
+
+
+def dom_marks(page: Any) -> list[tuple[str, str]]:
+    return [
+        tuple(pair)
+        for pair in page.eval_on_selector_all(
+            "[data-span-id]",
+            "els => els.map(e => [e.dataset.spanKind, e.dataset.spanId])",
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["02_runs_anthropic_openai_cache", "03_crash_while_call_runs", "10_policy_deny_and_limit"],
+)
+def test_loads_from_file_quietly_with_one_mark_per_span(
+    browser: Any, tmp_path: Path, name: str
+) -> None:
+    log = SESSIONS / f"{name}.jsonl"
+    loaded = load(browser, write_report(tmp_path, log))
+    marks = dom_marks(loaded.page)
+    assert Counter(marks) == Counter(export_spans(log.read_bytes(), name))
+    assert len(marks) == len(set(marks))
+    loaded.check_quiet()
+    loaded.page.close()
+
+
+def test_hovering_a_tool_call_shows_its_name_and_status(browser: Any, tmp_path: Path) -> None:
+    log = SESSIONS / "10_policy_deny_and_limit.jsonl"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        export = orjson.loads(otlp_json(log))
+    names = {
+        s["spanId"]: s["name"]
+        for r in export["resourceSpans"]
+        for sc in r["scopeSpans"]
+        for s in sc["spans"]
+    }
+    loaded = load(browser, write_report(tmp_path, log))
+    page = loaded.page
+    tip = page.locator("#st-tip")
+    assert tip.is_hidden()
+    for _ in range(6):  # to 64x: a call of half a millisecond is then a few pixels wide
+        page.locator('[data-zoom="in"]').first.click()
+    tools = page.locator('[data-span-kind="execute_tool"]')
+    seen = []
+    for i in range(tools.count()):
+        mark = tools.nth(i)
+        mark.scroll_into_view_if_needed()
+        box = mark.bounding_box()
+        # the middle of the mark: a neighbour drawn over its edge must not take the hover
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        assert tip.is_visible()
+        text = tip.inner_text()
+        span_id = mark.get_attribute("data-span-id")
+        assert span_id in text
+        assert text.splitlines()[0] == names[span_id]  # the facts are this mark's
+        assert "gen_ai.tool.name" in text
+        seen.append((text.splitlines()[0], "ERROR" in text, text))
+    names = [name for name, _, _ in seen]
+    assert all(name.startswith("execute_tool ") for name in names)
+    # a call that went wrong says how (the policy denied two of them), the others are OK
+    errors = [text for _, error, text in seen if error]
+    assert all("error.type" in text for text in errors)
+    assert sum("error.type\tdenied" in text for text in errors) == 2
+    assert all("OK (unset)" in text for _, error, text in seen if not error)
+    assert any(not error for _, error, _ in seen)
+    # click keeps it; Escape lets it go
+    tools.nth(0).click(force=True)
+    page.mouse.move(1, 1)
+    assert tip.is_visible()
+    page.keyboard.press("Escape")
+    assert tip.is_hidden()
+    loaded.check_quiet()
+    page.close()
+
+
+def test_the_marks_are_placed_in_time_from_their_facts(browser: Any, tmp_path: Path) -> None:
+    """The script places each mark: x and width are its span's start and duration as parts
+    of its run's time axis (here the run's own span), to four decimals of a percent."""
+    log = SESSIONS / "03_crash_while_call_runs.jsonl"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = export_facts(otlp_json(log))
+    loaded = load(browser, write_report(tmp_path, log))
+    placed = loaded.page.eval_on_selector_all(
+        "[data-span-id]",
+        "els => els.map(e => [e.dataset.spanId, e.getAttribute('x'), e.getAttribute('width'),"
+        " e.getBoundingClientRect().height])",
+    )
+    assert len(placed) == len(want)
+    runs = {
+        span_id: facts["duration"]
+        for span_id, facts in want.items()
+        if facts["name"].startswith("invoke_agent")
+    }
+
+    def percent(fraction: float) -> str:
+        return f"{round(min(max(fraction, 0.0), 1.0) * 100, 4):g}%"
+
+    current = 0  # the run's length: its run's span is the first mark of its drawing
+    for span_id, x, width, height in placed:
+        current = runs.get(span_id, current)
+        facts = want[span_id]
+        assert width == percent(facts["duration"] / current), span_id
+        assert (x or "0%") == percent(facts["start"] / current), span_id
+        assert height in (10, 12, 5)
+    loaded.check_quiet()
+    loaded.page.close()
+
+
+def test_hovering_any_mark_shows_the_exports_facts(browser: Any, tmp_path: Path) -> None:
+    """Model calls that failed (their status message), retried, a run that ended on an error:
+    the tip lists the span's status, span id and kind, and every attribute as the export
+    has it."""
+    log = SESSIONS / "07_model_errors.jsonl"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = export_facts(otlp_json(log))
+    loaded = load(browser, write_report(tmp_path, log))
+    page = loaded.page
+    marks = page.locator("[data-span-id]")
+    assert marks.count() == len(want)
+    for i in range(marks.count()):
+        mark = marks.nth(i)
+        span_id = mark.get_attribute("data-span-id")
+        mark.hover(force=True)
+        rows = page.eval_on_selector_all(
+            "#st-tip tr", "trs => trs.map(tr => [tr.cells[0].textContent, tr.cells[1].textContent])"
+        )
+        shown = dict(rows)
+        facts = want[span_id]
+        assert page.locator("#st-tip strong").inner_text() == facts["name"]
+        code, message = facts["status"]
+        assert shown["status"] == (
+            ("ERROR" + (f": {message}" if message else "")) if code == 2 else "OK (unset)"
+        )
+        assert shown["span id"] == span_id
+        assert shown["span kind"] == mark.get_attribute("data-span-kind")
+        attributes = rows[-len(facts["attributes"]) :]
+        for (key, value), (got_key, got) in zip(facts["attributes"], attributes, strict=True):
+            assert got_key == key
+            if isinstance(value, bool):
+                assert got == str(value).lower()
+            elif isinstance(value, list):
+                assert got == (", ".join(value) if value else "(none)")
+            else:
+                assert got == str(value)
+    loaded.check_quiet()
+    page.close()
+
+
+def test_zoom_widens_the_timeline(browser: Any, tmp_path: Path) -> None:
+    loaded = load(
+        browser, write_report(tmp_path, SESSIONS / "02_runs_anthropic_openai_cache.jsonl")
+    )
+    page = loaded.page
+    svg = page.locator(".tl-svg").first
+    before = svg.bounding_box()["width"]
+    page.locator('[data-zoom="in"]').first.click()
+    page.locator('[data-zoom="in"]').first.click()
+    assert svg.bounding_box()["width"] == pytest.approx(4 * before, rel=0.01)
+    assert page.locator(".zoom output").first.inner_text() == "4\u00d7"
+    loaded.check_quiet()
+    page.close()
+
+
+@pytest.mark.parametrize("content", [False, True], ids=["plain", "content"])
+def test_script_in_every_field_never_runs(browser: Any, tmp_path: Path, content: bool) -> None:
+    log = tmp_path / 'x"><img src=x onerror=window.__x=1>.jsonl'
+    log.write_bytes(marked_log(lambda field: PAYLOAD, tool=PAYLOAD, source=PAYLOAD))
+    loaded = load(browser, write_report(tmp_path, log, content=content, title=PAYLOAD))
+    page = loaded.page
+    assert page.evaluate("typeof window.__x") == "undefined"
+    # hover every mark: the facts are set as text, never as markup
+    marks = page.locator("[data-span-id]")
+    for i in range(marks.count()):
+        marks.nth(i).hover(force=True)
+    assert page.evaluate("typeof window.__x") == "undefined"
+    assert page.locator("img").count() == 0
+    assert PAYLOAD in page.title()
+    if content:
+        for details in page.locator("details").all():
+            details.evaluate("d => d.open = true")
+        assert page.locator("pre", has_text=PAYLOAD).count() > 5
+    assert page.evaluate("typeof window.__x") == "undefined"
+    loaded.check_quiet()
+    page.close()
+
+
+def test_a_thousand_runs_load_and_paint_within_two_seconds(browser: Any, tmp_path: Path) -> None:
+    """1,000 runs of 10 spans: the load event and the first paint within 2 s of navigation,
+    with one mark per span."""
+    log = tmp_path / "thousand.jsonl"
+    log.write_bytes(many_runs_log(1000))
+    report = write_report(tmp_path, log)
+    loaded = load(browser, report)
+    page = loaded.page
+    timing = page.evaluate(
+        """() => {
+            const nav = performance.getEntriesByType('navigation')[0];
+            const paint = performance.getEntriesByName('first-contentful-paint')[0];
+            return {load: nav.loadEventEnd, paint: paint ? paint.startTime : null};
+        }"""
+    )
+    assert timing["paint"] is not None
+    assert timing["load"] < 2000, timing
+    assert timing["paint"] < 2000, timing
+    marks = dom_marks(page)
+    assert len(marks) == 10_000
+    assert Counter(marks) == Counter(export_spans(log.read_bytes(), "thousand"))
+    loaded.check_quiet()
+    page.close()
