@@ -30,7 +30,6 @@ whitespace are skipped.
 
 from __future__ import annotations
 
-import gzip
 import io
 import json
 import os
@@ -85,17 +84,23 @@ MAX_LINE_BYTES = 256 * 1024 * 1024
 READ_BUFFER_BYTES = 1 << 20
 
 _GZIP_MAGIC = b"\x1f\x8b"
-# What a damaged or cut-short gzip stream raises while it is read.
-_GZIP_ERRORS = (EOFError, zlib.error, gzip.BadGzipFile)
+
+
+def _gzip_errors() -> tuple[type[BaseException], ...]:
+    """What a damaged or cut-short gzip stream raises while it is read (gzip loads only for a
+    log compressed with it)."""
+    import gzip
+
+    return (EOFError, zlib.error, gzip.BadGzipFile)
+
 
 # Text that must not reach a terminal as it is: C0 and C1 control characters and DEL (ESC
 # sequences, a carriage return), line and paragraph separators, the marks and overrides that
 # reorder text, and lone surrogates (a name that is not valid UTF-8, as Python decodes it).
-_UNPRINTABLE = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
-)
+# The patterns are compiled when first used: most reads need neither.
+_UNPRINTABLE = "[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
 _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-_SURROGATES = re.compile("[\ud800-\udfff]")
+_SURROGATES = "[\ud800-\udfff]"
 
 
 def _escape(m: re.Match[str]) -> str:
@@ -110,14 +115,14 @@ def printable(text: str) -> str:
     """``text`` safe to show on a terminal, on one line: control characters escaped (``\\n``,
     ``\\r``, ``\\t``, ``\\x1b``...; text-reordering marks as ``\\u202e``), and each lone
     surrogate (an undecodable byte of a file name) as U+FFFD."""
-    return _UNPRINTABLE.sub(_escape, text)
+    return re.sub(_UNPRINTABLE, _escape, text)
 
 
 def shown_name(name: str) -> str:
     """A file's name as text: each byte that is not UTF-8 (a lone surrogate, as Python decodes
     a file name or argument that is not UTF-8) becomes U+FFFD, one per byte, as Go's decoder
     does. The name can then be written as UTF-8 anywhere (messages, exports, tables)."""
-    return _SURROGATES.sub("\ufffd", name)
+    return name if name.isascii() else re.sub(_SURROGATES, "\ufffd", name)
 
 
 @frozen
@@ -194,7 +199,7 @@ class ReadPosition:
 
 
 # Bytes JSON text never holds as they are (control characters other than its whitespace).
-_BINARY = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+_BINARY = rb"[\x00-\x08\x0b\x0c\x0e-\x1f]"
 
 
 def _problem(body: bytes, error: orjson.JSONDecodeError, fallback: ValueError) -> str:
@@ -202,7 +207,7 @@ def _problem(body: bytes, error: orjson.JSONDecodeError, fallback: ValueError) -
     ``fallback``: what Go's way of reading (``go_loads``, which takes invalid UTF-8) said."""
     from .rawjson import TooDeepError
 
-    binary = _BINARY.search(body)
+    binary = re.search(_BINARY, body)
     if binary is not None:
         at = binary.start()
         return f"binary data, not JSON (byte 0x{body[at]:02x} at byte {at + 1} of the line)"
@@ -544,8 +549,8 @@ class LogReader:
         while True:
             try:
                 raw = readline(size)
-            except _GZIP_ERRORS as e:
-                if not self._gzip:
+            except (EOFError, OSError, zlib.error) as e:
+                if not self._gzip or not isinstance(e, _gzip_errors()):
                     raise
                 raise _gzip_damage(name, line_no + 1, offset, e) from None
             if not raw:
@@ -738,6 +743,8 @@ def _size(n: int) -> str:
 
 
 def _gzip_file(file: IO[bytes]) -> IO[bytes]:
+    import gzip
+
     return gzip.GzipFile(fileobj=file, mode="rb")  # type: ignore[return-value]
 
 
@@ -759,7 +766,7 @@ def _gzip_damage(name: str, line: int, offset: int, error: BaseException) -> Dam
 
 
 def _no_log(name: str, line: int, offset: int, body: bytes) -> DamagedLogError:
-    binary = _BINARY.search(body)
+    binary = re.search(_BINARY, body)
     at = len(body) if binary is None else binary.start()
     try:
         body[:at].decode("utf-8")

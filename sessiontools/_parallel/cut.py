@@ -30,12 +30,14 @@ SPLIT_FROM_BYTES = 8_000_000
 SCAN_BYTES = 8_000_000
 
 
-# The type of a line as Go writes it (seq, time and type come first), and an assistant message.
-_TYPE = re.compile(rb'\{"seq":-?[0-9]+,"time":"[^"\\]*","type":"([a-z_]+)",')
+# The type of a line as Go writes it (seq, time and type come first), and an assistant message
+# (compiled when a log is cut: re caches them).
+_TYPE = rb'\{"seq":-?[0-9]+,"time":"[^"\\]*","type":"([a-z_]+)",'
 
 
-_ASSISTANT = re.compile(
-    rb'\{"seq":-?[0-9]+,"time":"[^"\\]*","type":"message","message":\{"message":\{"role":"assistant"'
+_ASSISTANT = (
+    rb'\{"seq":-?[0-9]+,"time":"[^"\\]*","type":"message",'
+    rb'"message":\{"message":\{"role":"assistant"'
 )
 
 
@@ -105,16 +107,18 @@ def find_cut(
             return None  # none starts near the middle
         offset = middle + len(skipped)
         before = b""
+        line_type = re.compile(_TYPE).match
+        assistant = re.compile(_ASSISTANT).match
         while True:
             line = f.readline(bound)
             if line[-1:] != b"\n":
                 break  # the end, a line still being written, or one too long to look at
-            found = _TYPE.match(line)
+            found = line_type(line)
             kind = found.group(1) if found is not None else b""
             if candidate is not None:
                 if kind == b"model_error":
                     candidate = None
-                elif kind in (b"run_started", b"run_ended") or _ASSISTANT.match(line):
+                elif kind in (b"run_started", b"run_ended") or assistant(line):
                     return candidate
             if kind == b"run_started":
                 if first is None:
