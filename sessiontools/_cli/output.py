@@ -16,10 +16,8 @@ import contextlib
 import errno
 import os
 import re
-import shutil
 import stat
 import sys
-import tempfile
 from typing import IO
 
 import click
@@ -141,6 +139,31 @@ def _temporary_prefix(directory: str, name: str) -> str:
     return f".{name}."
 
 
+_TMP_FLAGS = (
+    os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+)
+
+
+def _mkstemp(directory: str, prefix: str, suffix: str) -> tuple[int, str]:
+    """A new file ``PREFIX`` + 8 random characters + ``SUFFIX`` in ``directory``, open for
+    reading and writing, and its absolute path: made as ``tempfile.mkstemp`` makes it (created
+    exclusively, mode 0600, no link followed, another name tried while one exists), without
+    loading tempfile, and shutil and the compression modules it loads (about 11 M of the
+    instructions of ``sessiontools otel LOG --out FILE`` on a small log).
+
+    Raises:
+        OSError: the file cannot be made (a name free of others was not found in 10,000
+            tries: ``FileExistsError``).
+    """
+    for _ in range(10_000):
+        name = os.path.join(directory, prefix + os.urandom(4).hex() + suffix)
+        try:
+            return os.open(name, _TMP_FLAGS, 0o600), os.path.abspath(name)
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free name for a temporary file", directory)
+
+
 # A stream of this process given as a path: written into, never replaced.
 _STREAM = re.compile(r"/dev/(stdout|stderr|fd/\d+)$|/proc/self/fd/\d+$")
 
@@ -168,15 +191,15 @@ class _Output:
             else:
                 target, st = _out_file(path)
             if target is None or (st is not None and not stat.S_ISREG(st.st_mode)):
+                import tempfile
+
                 self.file: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 - closed in __exit__
             else:  # a regular file, or a new one (a dangling link's target, as open() makes)
                 self.target = target
                 self.mode = stat.S_IMODE(st.st_mode) if st is not None else None
                 directory = os.path.dirname(target) or "."
-                fd, self.tmp = tempfile.mkstemp(
-                    dir=directory,
-                    prefix=_temporary_prefix(directory, os.path.basename(target)),
-                    suffix=".tmp",
+                fd, self.tmp = _mkstemp(
+                    directory, _temporary_prefix(directory, os.path.basename(target)), ".tmp"
                 )
                 self.file = os.fdopen(fd, "wb")
         except OSError as e:
@@ -225,6 +248,8 @@ class _Output:
             raise _Failure(f"cannot write {self.where}: {_reason(e)}", EXIT_DAMAGED) from None
 
     def _copy(self) -> None:
+        import shutil
+
         self.file.seek(0)
         stream = _STREAM.match(self.path) if self.path is not None else None
         if stream is not None and stream[0] != "/dev/stdout":

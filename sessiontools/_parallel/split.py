@@ -33,7 +33,6 @@ import contextlib
 import gc
 import os
 import signal
-import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import IO, Any, Protocol
@@ -269,6 +268,8 @@ def read_in_two(
         DamagedLogError, EntryError, OSError: as reading the log in one process would.
     """
     try:
+        import tempfile  # (with shutil and what it loads) only to read a log in two
+
         out = tempfile.TemporaryFile()  # noqa: SIM115 - closed below
     except OSError:
         job.take(iter_runs(reader, SessionFold(reader.name, warnings=reader.sink)))

@@ -7,6 +7,7 @@ import io
 import os
 import resource
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -639,9 +640,58 @@ def test_the_temporary_name_of_a_long_multibyte_name_is_cut_whole(tmp_path: Path
     assert len(name.encode()) == 255
     prefix = _temporary_prefix(str(tmp_path), name)
     assert len(os.fsencode(prefix)) + 8 + len(".tmp") <= 255
-    fd, tmp = tempfile.mkstemp(dir=tmp_path, prefix=prefix, suffix=".tmp")
+    fd, tmp = _output._mkstemp(str(tmp_path), prefix, ".tmp")
     os.close(fd)
     assert os.path.basename(tmp).startswith(".ééé")
+    assert len(os.fsencode(os.path.basename(tmp))) <= 255
+
+
+def test_the_temporary_file_is_new_private_and_never_a_link(tmp_path: Path) -> None:
+    """As ``tempfile.mkstemp`` makes it: 8 random characters, mode 0600 whatever the umask,
+    created (never an existing file or a link someone planted opened), its absolute path."""
+    fd, tmp = _output._mkstemp(str(tmp_path), ".t.json.", ".tmp")
+    os.close(fd)
+    name = os.path.basename(tmp)
+    assert os.path.isabs(tmp) and os.path.dirname(tmp) == str(tmp_path)
+    assert name.startswith(".t.json.") and name.endswith(".tmp") and len(name) == 8 + 8 + 4
+    assert stat.S_IMODE(os.stat(tmp).st_mode) == 0o600
+    names = {os.path.basename(_output._mkstemp(str(tmp_path), ".t.json.", ".tmp")[1])}
+    names |= {os.path.basename(_output._mkstemp(str(tmp_path), ".t.json.", ".tmp")[1])}
+    assert len(names) == 2 and name not in names
+
+
+def test_the_temporary_file_takes_another_name_while_one_is_taken(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"keep")
+    taken = tmp_path / ".t.json.00000000.tmp"
+    taken.symlink_to(victim)  # planted where the first name goes
+    draws = iter([b"\0\0\0\0", b"\0\0\0\0", b"\1\1\1\1"])
+    monkeypatch.setattr(_output.os, "urandom", lambda n: next(draws))
+    fd, tmp = _output._mkstemp(str(tmp_path), ".t.json.", ".tmp")
+    os.close(fd)
+    assert os.path.basename(tmp) == ".t.json.01010101.tmp"
+    assert victim.read_bytes() == b"keep" and taken.is_symlink()
+    monkeypatch.setattr(_output.os, "urandom", lambda n: b"\0\0\0\0")
+    with pytest.raises(FileExistsError):
+        _output._mkstemp(str(tmp_path), ".t.json.", ".tmp")
+
+
+def test_otel_out_file_loads_no_tempfile(session: Path, tmp_path: Path) -> None:
+    """``--out FILE`` makes its temporary file itself: tempfile, shutil and the compression
+    modules shutil loads are not loaded for a log read in one process."""
+    out = tmp_path / "t.json"
+    code = (
+        "import sys\n"
+        "from sessiontools._cli.main import main\n"
+        f"assert main(['otel', {str(session)!r}, '--out', {str(out)!r}]) == 0\n"
+        "print(sorted({'tempfile', 'shutil', 'bz2', 'lzma'} & set(sys.modules)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["[]"]
+    assert out.read_bytes() == expected(CRASH_AND_RESUME, conversation_id="run-42")
 
 
 def test_out_refuses_a_read_only_file(

@@ -274,7 +274,9 @@ def test_no_fork_or_no_temporary_file_reads_in_one_process(
     if broken == "fork":
         monkeypatch.setattr(_split.os, "fork", refuse)
     else:
-        monkeypatch.setattr(_split.tempfile, "TemporaryFile", refuse)
+        import tempfile  # loaded by the split when it needs it
+
+        monkeypatch.setattr(tempfile, "TemporaryFile", refuse)
     ways = split_ways
     frozen = gc.get_freeze_count()
     assert otlp_json(path, workers=2) == expected
