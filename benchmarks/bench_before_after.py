@@ -1,0 +1,97 @@
+"""``sessiontools otel`` of this tree against an earlier one, in the same run, interleaved.
+
+    python benchmarks/bench_before_after.py BEFORE LOG [LOG ...] [--repeat K]
+
+``BEFORE`` is the root of an earlier tree (``git archive COMMIT | tar -x -C DIR``), imported
+first through ``PYTHONPATH``. For each log, once untimed and then K times (default 3), in
+turn: the floor (``orjson.loads`` on every line, as ``bench_otel.py``); ``sessiontools otel LOG
+--out FILE`` (this venv's script) with this tree, then with ``BEFORE``; the one-process export
+(``export_otlp_json(..., workers=1)``) with this tree, then with ``BEFORE``. Each is a fresh
+process with its own bytecode cache. Printed: the minimum wall time and the minimum CPU time
+(user + system, children included) of each, and each one's ratio to the floor's, with the load
+average. On a machine other processes keep busy, the interleaving makes the before and after
+figures comparable with each other; CPU time does not count the time spent waiting for a core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from _children import bytecode_cache_env, run_child, sessiontools_command
+
+FLOOR = """\
+import sys
+import orjson
+
+with open(sys.argv[1], "rb") as f:
+    for line in f:
+        orjson.loads(line)
+"""
+
+ONE_PROCESS = """\
+import sys
+import sessiontools
+
+with open(sys.argv[2], "wb") as out:
+    sessiontools.export_otlp_json(sys.argv[1], out.write, workers=1)
+"""
+
+
+def bench(log: Path, before: Path, repeat: int, tmp: Path) -> None:
+    out = str(tmp / "out.json")
+    after_env = bytecode_cache_env(tmp / "pycache-after")
+    after_env.pop("PYTHONPATH", None)
+    before_env = bytecode_cache_env(tmp / "pycache-before")
+    before_env["PYTHONPATH"] = str(before)
+    otel = [*sessiontools_command(), "otel", str(log), "--out", out]
+    one = [sys.executable, "-c", ONE_PROCESS, str(log), out]
+    commands = [
+        ("floor", [sys.executable, "-c", FLOOR, str(log)], after_env),
+        ("otel, after", otel, after_env),
+        ("otel, before", otel, before_env),
+        ("one process, after", one, after_env),
+        ("one process, before", one, before_env),
+    ]
+    best: dict[str, tuple[float, float]] = {}
+    load = os.getloadavg()
+    for round_ in range(repeat + 1):  # the first fills the bytecode caches, untimed
+        for name, argv, env in commands:
+            child = run_child(argv, env=env)
+            if round_:
+                seconds, cpu = best.get(name, (float("inf"), float("inf")))
+                best[name] = (min(seconds, child.seconds), min(cpu, child.cpu_seconds))
+    after = os.getloadavg()
+    print(
+        f"{log}: best of {repeat}, interleaved; load average {load[0]:.2f} before, "
+        f"{after[0]:.2f} {after[1]:.2f} {after[2]:.2f} after"
+    )
+    floor_s, floor_cpu = best["floor"]
+    for name, (seconds, cpu) in best.items():
+        print(
+            f"  {name:20s} {seconds:7.2f} s  x{seconds / floor_s:4.2f}"
+            f"   CPU {cpu:7.2f} s  x{cpu / floor_cpu:4.2f}"
+        )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("before", type=Path, help="the root of the earlier tree")
+    parser.add_argument("logs", metavar="LOG", nargs="+", type=Path)
+    parser.add_argument("--repeat", type=int, default=3, metavar="K", help="runs of each (3)")
+    args = parser.parse_args()
+    if not (args.before / "sessiontools" / "__init__.py").is_file():
+        parser.error(f"{args.before} holds no sessiontools package")
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
+    with tempfile.TemporaryDirectory(prefix="bench_before_after.") as tmp:
+        for log in args.logs:
+            bench(log, args.before.resolve(), args.repeat, Path(tmp))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
