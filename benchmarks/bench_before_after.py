@@ -7,10 +7,12 @@ first through ``PYTHONPATH``. For each log, once untimed and then K times (defau
 turn: the floor (``orjson.loads`` on every line, as ``bench_otel.py``); ``sessiontools otel LOG
 --out FILE`` (this venv's script) with this tree, then with ``BEFORE``; the one-process export
 (``export_otlp_json(..., workers=1)``) with this tree, then with ``BEFORE``. Each is a fresh
-process with its own bytecode cache. Printed: the minimum wall time and the minimum CPU time
-(user + system, children included) of each, and each one's ratio to the floor's, with the load
-average. On a machine other processes keep busy, the interleaving makes the before and after
-figures comparable with each other; CPU time does not count the time spent waiting for a core.
+process with its own bytecode cache; ``python -P -c`` keeps the working directory (a checkout,
+with its own ``sessiontools``) off ``sys.path``, so that ``PYTHONPATH`` decides. Printed: the
+minimum wall time and the minimum CPU time (user + system, children included) of each, and
+each one's ratio to the floor's, with the load average. On a machine other processes keep
+busy, the interleaving makes the before and after figures comparable with each other; CPU
+time does not count the time spent waiting for a core.
 """
 
 from __future__ import annotations
@@ -48,9 +50,9 @@ def bench(log: Path, before: Path, repeat: int, tmp: Path) -> None:
     before_env = bytecode_cache_env(tmp / "pycache-before")
     before_env["PYTHONPATH"] = str(before)
     otel = [*sessiontools_command(), "otel", str(log), "--out", out]
-    one = [sys.executable, "-c", ONE_PROCESS, str(log), out]
+    one = [sys.executable, "-P", "-c", ONE_PROCESS, str(log), out]
     commands = [
-        ("floor", [sys.executable, "-c", FLOOR, str(log)], after_env),
+        ("floor", [sys.executable, "-P", "-c", FLOOR, str(log)], after_env),
         ("otel, after", otel, after_env),
         ("otel, before", otel, before_env),
         ("one process, after", one, after_env),

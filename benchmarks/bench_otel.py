@@ -5,7 +5,8 @@
 For each log, once untimed and then K times (default 3), alternating:
 
 a. the floor: ``for line in f: orjson.loads(line)`` over the file in binary mode, in a fresh
-   ``python -c`` (the interpreter running this script);
+   ``python -P -c`` (the interpreter running this script; ``-P``: the working directory is not
+   on ``sys.path``, so a ``PYTHONPATH`` given for an earlier tree is what the export imports);
 b. ``sessiontools otel LOG --out TMPFILE``, the venv's console script (or ``python -m
    sessiontools`` when there is none). From 8 MB on it cuts the log in two and exports the
    second part in a forked child, on a second core;
@@ -120,9 +121,9 @@ def bench(log: Path, repeat: int, workdir: Path) -> Row:
     out = workdir / "otel.json"
     env = bytecode_cache_env(workdir / "pycache")
     commands = {
-        "floor": [sys.executable, "-c", FLOOR, str(log)],
+        "floor": [sys.executable, "-P", "-c", FLOOR, str(log)],
         "otel": [*sessiontools_command(), "otel", str(log), "--out", str(out)],
-        "one process": [sys.executable, "-c", ONE_PROCESS, str(log), str(out)],
+        "one process": [sys.executable, "-P", "-c", ONE_PROCESS, str(log), str(out)],
     }
     measures: dict[str, list[Measure]] = {name: [] for name in commands}
     warnings = ""
