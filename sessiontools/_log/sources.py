@@ -35,10 +35,14 @@ def default_conversation_id(name: str) -> str:
     (``s.jsonl.gz`` is ``s``).
 
     A name in angle brackets, such as ``<stdin>`` for standard input, gives what is inside.
+    Only the system's separators end a directory's name (``os.sep``, ``os.altsep``): on POSIX
+    a backslash is a character of the file's name (``a\\b.jsonl`` is ``a\\b``).
     """
     if name.startswith("<") and name.endswith(">"):
         return name[1:-1]
-    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    if os.altsep:
+        name = name.replace(os.altsep, os.sep)
+    base = name.rsplit(os.sep, 1)[-1]
     for _ in range(2 if base.lower().endswith(".gz") else 1):
         stem, dot, _ext = base.rpartition(".")
         if not (dot and stem):
