@@ -187,7 +187,10 @@ def otel(
         sending = send or endpoint is not None
         one = len(logs) == 1 and (logs[0] == "-" or _one_file(logs[0]))
         if fmt == "chrome-trace" and (sending or not one):
-            raise click.UsageError("--format chrome-trace is for one log, written out")
+            raise click.UsageError(
+                "--format chrome-trace takes one log and writes it "
+                "(not with several logs, --send or --endpoint)"
+            )
         if not sending:
             given = {
                 "header": header,

@@ -66,6 +66,8 @@ def report(
     from .._log.sources import LogStream, find_logs
 
     try:
+        if title == "":
+            raise click.BadParameter("must not be empty", param_hint="--title")
         if logs.count("-") > 1:
             raise click.BadParameter("- (standard input) is given more than once", param_hint="LOG")
         items: list[Any] = [

@@ -416,6 +416,7 @@ def test_report_skips_a_damaged_log_and_says_so(tmp_path: Path) -> None:
         (["{log}", "--out", "{log}"], "a log being read"),
         (["{log}", "--out", "{log}/"], "is not a directory"),
         (["{log}", "--bogus"], "No such option"),
+        (["{log}", "--title", ""], "Invalid value for --title: must not be empty"),
     ],
 )
 def test_report_usage_errors(tmp_path: Path, args: list[str], says: str) -> None:
