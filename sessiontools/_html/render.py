@@ -438,8 +438,10 @@ def render_report_html(data: ReportData, *, title: str | None = None) -> bytes:
 
 def page_name(session: SessionView) -> str:
     """A session's page when the report is written as pages: ``0001-NAME.html``, ``NAME`` its
-    conversation id with every character but letters, digits, ``.``, ``_`` and ``-`` replaced."""
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", session.conversation_id)[:60].strip("-.")
+    conversation id with every run of characters but letters, digits, ``.``, ``_`` and ``-``
+    as one ``-`` (``a/s`` is ``a-s``), its last 60 characters (where ids of many logs differ:
+    ``evals/run-7/case-12/session``)."""
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", session.conversation_id)[-60:].strip("-.")
     return f"{session.number:04d}-{slug or 'session'}.html"
 
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import orjson
 import pytest
-from hypothesis import given, settings
 from click.testing import CliRunner
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sessiontools import (
