@@ -20,9 +20,11 @@ from typing import TYPE_CHECKING, Any
 from ._version import __version__
 
 if TYPE_CHECKING:
+    from ._cost.build import (
+        SkippedLog,
+    )
     from ._cost.frames import (
         CostTables,
-        SkippedLog,
         cost_by,
         model_calls,
         read_costs,
@@ -218,9 +220,9 @@ if TYPE_CHECKING:
 # tables (pandas, genai-prices). tests/test_public_api.py checks that this table, the imports
 # above (for type checkers) and `__all__` (for strict type checkers, a literal) agree.
 _EXPORTS: dict[str, tuple[str, ...]] = {
+    "._cost.build": ("SkippedLog",),
     "._cost.frames": (
         "CostTables",
-        "SkippedLog",
         "cost_by",
         "model_calls",
         "read_costs",

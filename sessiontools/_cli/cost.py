@@ -1,22 +1,23 @@
-"""The ``sessiontools`` command: the click group, its ``otel`` and ``cost`` commands, and
-``main(args) -> int``; the last stage of the flow, a thin layer over the library.
+"""``sessiontools cost``: what the model calls of many logs cost, grouped (by session, run,
+day, week, month, model, priced_as, provider, tool, label; in a time zone) and written as a
+table, CSV, JSON or Markdown (docs/costs.md, "Command").
 
-A command parses its flags, checks what it can before anything is read (ids, paths, ``--out``)
-and calls the library (``export_otlp_json``, ``cost_report``). What it says and its exit status
-are in ``messages``, ``--out`` in ``output``, Ctrl-C and SIGTERM in ``signals``
-(docs/traces.md, "Command"; docs/costs.md, "Command").
-
-- Flags may come before or after the file.
-- A file name (SESSION, PATH, ``--out``, ``--prices``) may be any bytes: it is used as it is
-  and shown with U+FFFD for each byte that is not UTF-8; any other flag's value must be UTF-8
-  (``_Text``: a usage error names the byte).
-- ``cost`` imports pandas and genai-prices when it runs: ``otel`` never loads them.
+- The flags are checked before anything is read (``params``: ``--by``, ``--tz``,
+  ``--max-cost``, ``--since``/``--until``).
+- Only what reading needs loads before the logs are read; numpy (and genai-prices, without a
+  price file) load while other processes read, tabulate only for ``table`` and ``markdown``,
+  pandas never: the groups come from the columns read (``sessiontools._cost.report.summarize``).
+- Exit status: 0 done; 1 a damaged or unreadable log (skipped, the others still count); 2 a
+  usage error; 3 ``--max-cost``: the total is above the limit, or cannot be known to be at
+  most it because calls are unpriced (the report is still written; 1 wins over 3).
 """
 
 from __future__ import annotations
 
+import math
 import os
-from typing import Any
+import sys
+from typing import IO, Any
 
 import click
 
@@ -27,6 +28,7 @@ from .messages import (
     _OUT_OF_MEMORY,
     EXIT_DAMAGED,
     EXIT_OK,
+    EXIT_OVER_BUDGET,
     _Failure,
     _progress,
     _reason,
@@ -34,7 +36,7 @@ from .messages import (
     _warnings_to_stderr,
 )
 from .output import _check_out, _Output
-from .params import _MAX_LINE_HELP, _TEXT, _Size, _stdin, _time
+from .params import _MAX_LINE_HELP, _TEXT, _Groups, _Size, _stdin, _time, _Usd, _Zone
 
 
 @click.command("cost")
@@ -43,10 +45,25 @@ from .params import _MAX_LINE_HELP, _TEXT, _Size, _stdin, _time
     "--by",
     "by",
     multiple=True,
-    type=click.Choice(GROUPS),
+    type=_Groups(),
+    metavar="|".join(GROUPS),
     help=(
-        "Group by this (several allowed, in order); default: model. `tool` groups the model "
-        "calls tools made by tool; the agent's own turns are the group `-`."
+        "Group by this; several in order (--by day,model, or --by day --by model); default: "
+        "model. `tool` groups the model calls tools made by tool (the agent's own turns are "
+        "the group `-`); `label` counts a call under each label the session held then; "
+        "`priced_as` by the model id the price came from."
+    ),
+)
+@click.option(
+    "--tz",
+    "tz",
+    type=_Zone(),
+    default="UTC",
+    show_default=True,
+    metavar="ZONE",
+    help=(
+        "The time zone of days, weeks and months, and of --since/--until without an offset: "
+        "an IANA name (Europe/Berlin), UTC, or log (each entry's own UTC offset)."
     ),
 )
 @click.option(
@@ -70,28 +87,44 @@ from .params import _MAX_LINE_HELP, _TEXT, _Size, _stdin, _time
 @click.option(
     "--max-line-bytes", metavar="SIZE", type=_Size(), default=MAX_LINE_BYTES, help=_MAX_LINE_HELP
 )
+@click.option(
+    "--max-cost",
+    "max_cost",
+    type=_Usd(),
+    metavar="USD",
+    help=(
+        "Exit 3 when the total cost is above USD (equal passes), or cannot be known to be "
+        "at most USD because calls are unpriced; the report is still written."
+    ),
+)
 def cost(
     paths: tuple[str, ...],
-    by: tuple[str, ...],
+    by: tuple[tuple[str, ...], ...],
+    tz: str,
     prices: str | None,
     since: str | None,
     until: str | None,
     fmt: str,
     out: str | None,
     max_line_bytes: int,
+    max_cost: tuple[float, str] | None,
 ) -> int:
     """What the model calls of the logs in PATH... cost: files, directories (their *.jsonl and
     *.jsonl.gz), globs, or - for standard input. A damaged or unreadable log is reported and
-    skipped; the others still count (exit status 1)."""
-    # pandas and genai-prices load only for this command (`otel` starts in a tenth of the time)
+    skipped; the others still count (exit status 1). With --max-cost, exit status 3 when the
+    total is above the limit or cannot be known to be under it."""
+    # Only what reading needs loads before the logs are read: numpy, and genai-prices (when no
+    # price file is given; else when a model needs its price), load while other processes
+    # read (`otel` starts in a tenth of the time); pandas not at all.
     from .._cost.price_book import PriceBook
-    from .._cost.report import cost_report, render
+    from .._cost.rows import LogReads, _no_cycles
     from .._errors import PriceFileError
     from .._log.sources import LogStream, find_logs
 
+    groups = tuple(name for names in by for name in names) or ("model",)
     try:
-        since_at = _time(since, "--since")
-        until_at = _time(until, "--until")
+        since_at = _time(since, "--since", tz)
+        until_at = _time(until, "--until", tz)
         if since_at is not None and until_at is not None and since_at >= until_at:
             raise click.UsageError(
                 f"--since {since} is not before --until {until}: no call is made in between"
@@ -116,28 +149,34 @@ def cost(
             raise click.BadParameter(message, param_hint="--prices") from None
         if out is not None:
             _check_out(out, *(os.fspath(log) for log in logs if isinstance(log, os.PathLike)))
-        with _warnings_to_stderr("cost"), _progress(len(logs)) as step:
-            report = cost_report(
-                logs,
-                by=by or ("model",),
+        # the pool of processes starts now, for many logs (this process has no threads)
+        reads = LogReads(logs, workers=None, max_line_bytes=max_line_bytes)
+        # the command's own process: the cyclic garbage collector waits while it reads
+        with reads, _no_cycles(), _warnings_to_stderr("cost"), _progress(len(logs)) as step:
+            from .._cost.report import render, summarize  # numpy, while the pool reads
+
+            reads.idle = book.warm  # while other processes read: genai-prices' data
+            report = summarize(
+                reads,
+                by=groups,
                 prices=book,
                 since=since_at,
                 until=until_at,
+                tz=tz,
                 progress=step,
-                workers=None,  # a pool of processes for many logs (this process has no threads)
-                max_line_bytes=max_line_bytes,
             )
-        for skipped in report.tables.skipped:
+        for skipped in report.skipped:
             _say(f"sessiontools cost: error: {skipped.problem}; skipped")
-        copies = report.tables.copies
+        copies = report.copies
         if copies:
             _say(
                 f"sessiontools cost: note: {len(copies)} of {len(logs)} logs were copies of "
                 "other logs given (each held only runs that another log holds as far or "
                 "further): every run was counted once"
             )
+        colour = out is None and fmt == "table" and _colour(sys.stdout)
         with _Output(out) as target:
-            target.write(render(report, fmt).encode())
+            target.write(render(report, fmt, colour=colour).encode())
             target.commit()
     except _Failure as e:
         _say(f"sessiontools cost: error: {e}")
@@ -148,4 +187,47 @@ def cost(
     except MemoryError:
         _say(f"sessiontools cost: error: {_OUT_OF_MEMORY}")
         return EXIT_DAMAGED
-    return EXIT_DAMAGED if report.tables.skipped else EXIT_OK
+    over = None if max_cost is None else _over_budget(report.groups.total, *max_cost)
+    if over is not None:
+        _say(f"sessiontools cost: error: {over}")
+    if report.skipped:
+        return EXIT_DAMAGED  # a damaged log says more than a budget
+    return EXIT_OK if over is None else EXIT_OVER_BUDGET
+
+
+def _over_budget(total: dict[str, Any], limit: float, shown: str) -> str | None:
+    """Why the total fails ``--max-cost``, in one line; ``None`` when it passes: the priced
+    total is at most the limit and nothing is unpriced."""
+    from .._cost.build import usd_text
+
+    cost = float(total["cost_usd"])
+    models = ", ".join(total["unpriced_models"]) or "(no model named)"
+    if total["lower_bound"]:
+        if math.isnan(cost):
+            return (
+                f"no call could be priced ({models}), so the total cost cannot be known to be "
+                f"at most the limit of ${shown} (--max-cost); give their prices with --prices"
+            )
+        if cost > limit:
+            return (
+                f"the total cost is at least ${usd_text(cost)}, above the limit of ${shown} "
+                f"(--max-cost); calls of {models} are unpriced"
+            )
+        return (
+            f"the total cost is at least ${usd_text(cost)}, and calls of {models} could not "
+            f"be priced, so it cannot be known to be at most the limit of ${shown} "
+            "(--max-cost); give their prices with --prices"
+        )
+    if cost > limit:
+        return f"the total cost ${usd_text(cost)} is above the limit of ${shown} (--max-cost)"
+    return None
+
+
+def _colour(stream: IO[str] | None) -> bool:
+    """Colour for a terminal that takes it (not with ``NO_COLOR`` set, or ``TERM=dumb``)."""
+    if stream is None or "NO_COLOR" in os.environ or os.environ.get("TERM") == "dumb":
+        return False
+    try:
+        return stream.isatty()
+    except (OSError, ValueError):
+        return False

@@ -1,5 +1,5 @@
-"""The ``sessiontools`` command: the click group, its ``otel`` and ``cost`` commands, and
-``main(args) -> int``; the last stage of the flow, a thin layer over the library.
+"""The ``sessiontools`` command: the click group, its ``otel``, ``cost`` and ``report``
+commands, and ``main(args) -> int``; the last stage of the flow, a thin layer over the library.
 
 A command parses its flags, checks what it can before anything is read (ids, paths, ``--out``)
 and calls the library (``export_otlp_json``, ``cost_report``). What it says and its exit status
@@ -10,11 +10,16 @@ are in ``messages``, ``--out`` in ``output``, Ctrl-C and SIGTERM in ``signals``
 - A file name (SESSION, PATH, ``--out``, ``--prices``) may be any bytes: it is used as it is
   and shown with U+FFFD for each byte that is not UTF-8; any other flag's value must be UTF-8
   (``_Text``: a usage error names the byte).
-- ``cost`` imports pandas and genai-prices when it runs: ``otel`` never loads them.
+- ``cost`` loads numpy and genai-prices when it runs (pandas never): ``otel`` loads neither.
+  Each command's module loads only when the command runs (``_COMMANDS``), with Ctrl-C and
+  SIGTERM held meanwhile as ``sessiontools._main`` holds them: ``cost`` loads none of the
+  traces' exporters and senders.
 """
 
 from __future__ import annotations
 
+import importlib
+import signal
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -22,7 +27,6 @@ from typing import Any
 import click
 
 from .._version import __version__
-from .cost import cost
 from .messages import (
     _OUT_OF_MEMORY,
     EXIT_DAMAGED,
@@ -32,8 +36,6 @@ from .messages import (
     _one_line,
     _say,
 )
-from .otel import otel
-from .report import report as report_command
 
 __all__ = ["cli", "main"]
 
@@ -53,8 +55,31 @@ class _Interrupted(click.ClickException):
         super().__init__("interrupted")
 
 
+#: Each command's module, imported when the command is run (or listed, for --help): `cost`
+#: loads none of `otel`'s exporters and senders, `otel` none of the cost tables, and neither
+#: the report's.
+_COMMANDS = {"otel": ".otel", "cost": ".cost", "report": ".report"}
+
+
 class _Group(click.Group):
-    """A group whose every error, usage errors included, is one line on stderr."""
+    """A group whose every error, usage errors included, is one line on stderr, and whose
+    commands are loaded when asked for (``_COMMANDS``)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in _COMMANDS:
+            # as the console script imports the command line: Ctrl-C and SIGTERM wait while
+            # the module (and the extension modules it loads) is imported
+            stop = {signal.SIGINT, signal.SIGTERM}
+            mask = signal.pthread_sigmask(signal.SIG_BLOCK, stop)
+            try:
+                module = importlib.import_module(_COMMANDS[cmd_name], __package__)
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+            self.add_command(getattr(module, cmd_name))
+        return super().get_command(ctx, cmd_name)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -103,7 +128,7 @@ class _Group(click.Group):
     def _where(self, args: Sequence[str] | None) -> str:
         """The command an error without a context came from (click does not always say)."""
         for arg in sys.argv[1:] if args is None else args:
-            if arg in self.commands:
+            if arg in self.commands or arg in _COMMANDS:
                 return f"{self.name} {arg}"
         return self.name or "sessiontools"
 
@@ -112,11 +137,6 @@ class _Group(click.Group):
 @click.version_option(__version__, prog_name="sessiontools")
 def cli() -> None:
     """Read agentloop session logs offline."""
-
-
-cli.add_command(otel)
-cli.add_command(cost)
-cli.add_command(report_command)
 
 
 def main(args: Sequence[str] | None = None) -> int:

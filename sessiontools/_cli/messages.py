@@ -1,8 +1,9 @@
 """What the ``sessiontools`` command says, and how it exits (docs/traces.md, "Command").
 
 - Exit status: 0 done; 1 a damaged or unreadable log, or output that cannot be written
-  (``EXIT_DAMAGED``); 2 a usage error: a bad flag, an unusable path (``EXIT_USAGE``); 130 for
-  Ctrl-C and 143 for SIGTERM.
+  (``EXIT_DAMAGED``); 2 a usage error: a bad flag, an unusable path (``EXIT_USAGE``); 3
+  ``cost --max-cost``: the cost is above the limit, or cannot be known to be under it
+  (``EXIT_OVER_BUDGET``; docs/costs.md, "Command"); 130 for Ctrl-C and 143 for SIGTERM.
 - Every error is one line on stderr, never a traceback; so is each warning the library gives
   (``_warnings_to_stderr``), and running out of memory.
 - Text from a log or a file name is shown with its control characters escaped (``printable``),
@@ -29,6 +30,9 @@ EXIT_DAMAGED = 1
 
 
 EXIT_USAGE = 2
+
+
+EXIT_OVER_BUDGET = 3  # `cost --max-cost`
 
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C

@@ -8,12 +8,14 @@ session file or standard input.
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 from typing import IO, Any
 
 import click
 
+from .._cost.names import GROUPS
 from .._errors import InvalidIdError
 from .._log.reader import MAX_LINE_BYTES
 from .messages import (
@@ -89,13 +91,74 @@ _MAX_LINE_HELP = (
 )
 
 
-def _time(text: str | None, flag: str) -> Any:
-    from .._cost.report import parse_time
+def _invalid(message: str, param: click.Parameter | None) -> click.BadParameter:
+    """A usage error naming the flag as the command's own checks do (``--tz``, unquoted)."""
+    hint = param.opts[0] if param is not None and param.opts else None
+    return click.BadParameter(message, param_hint=hint)
+
+
+class _Groups(_Text):
+    """``cost --by``: one group, or several with commas (``day,model``), in order; each one
+    of ``GROUPS``. Gives a tuple of names."""
+
+    name = "groups"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, tuple):
+            return value
+        text = super().convert(value, param, ctx)
+        names = tuple(name.strip() for name in text.split(","))
+        for name in names:
+            if name not in GROUPS:
+                raise _invalid(f"{name!r} is not a group; choose from {', '.join(GROUPS)}", param)
+        return names
+
+
+class _Zone(_Text):
+    """``cost --tz``: ``UTC``, ``log`` (each entry's own UTC offset) or an IANA name."""
+
+    name = "zone"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        # only for `cost`: the zone database and the calendar load when a zone is given
+        from .._cost.calendar import check_zone
+
+        text = super().convert(value, param, ctx)
+        try:
+            return check_zone(text)
+        except ValueError as e:
+            raise _invalid(str(e), param) from None
+
+
+#: A ``--max-cost``: US dollars, a plain decimal number (``5``, ``0.25``, ``1e-3``).
+_USD_TEXT = re.compile(r"(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?", re.ASCII)
+
+
+class _Usd(_Text):
+    """``cost --max-cost``: an amount of US dollars, 0 or more. Gives the amount and how it
+    was written (what the message about it shows)."""
+
+    name = "usd"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, tuple):
+            return value
+        shown = super().convert(value, param, ctx).strip()
+        if not _USD_TEXT.fullmatch(shown) or not math.isfinite(float(shown)):
+            raise _invalid(
+                f"{value!r} is not an amount of US dollars (0 or more, such as 5 or 0.25)", param
+            )
+        return float(shown), shown
+
+
+def _time(text: str | None, flag: str, zone: str = "UTC") -> int | None:
+    """``--since`` / ``--until`` as UTC nanoseconds (without an offset: in ``zone``)."""
+    from .._cost.calendar import parse_time
 
     if text is None:
         return None
     try:
-        return parse_time(text)
+        return parse_time(text, zone)
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint=flag) from None
 

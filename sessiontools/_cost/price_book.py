@@ -93,6 +93,11 @@ class PriceTable:
     tier. ``provider`` and ``model`` are as asked (the provider may be ``""``); ``source`` is
     ``"prices file"`` or ``"genai-prices"``. For a model with time-of-day prices the table
     holds only for part of ``day`` (see ``PriceBook.whole_day``).
+
+    ``priced_as``: the model id the prices are those of: the price file's key (the model id
+    as asked: the file matches exactly), or the model genai-prices matched the id to
+    (``gpt-5`` for ``gpt-5-2025-08-07``). ``""`` when not said (a table made by hand): the
+    model as asked.
     """
 
     provider: str
@@ -100,6 +105,7 @@ class PriceTable:
     day: date
     tiers: tuple[Rates, ...]
     source: str
+    priced_as: str = ""
 
     def __post_init__(self) -> None:
         if not self.tiers or self.tiers[0].tier_start != 0:
@@ -297,6 +303,16 @@ class PriceBook:
         self._providers: dict[str, str | None] = {}  # model id -> genai-prices' provider
         self.lookups = 0
 
+    def warm(self) -> None:
+        """Load genai-prices and its data now, for a caller with time to spare (such as while
+        other processes read the logs): only when this book has no price file (with one,
+        genai-prices loads when a model the file does not name needs a price). Gives no
+        warning; changes nothing but when the loading happens."""
+        if self._genai and not self._file:
+            from genai_prices import data_snapshot
+
+            data_snapshot.get_snapshot()
+
     def table(self, provider: str, model: str, time_unix_nano: int) -> PriceTable | None:
         """Every tier of ``model``'s prices in force at ``time_unix_nano``, or ``None``: unpriced.
 
@@ -331,7 +347,9 @@ class PriceBook:
                 return found
         entry = self._file.get(model)
         if entry is not None:
-            found = PriceTable(provider, model, _date(day), (entry.rates(),), SOURCE_FILE)
+            found = PriceTable(
+                provider, model, _date(day), (entry.rates(),), SOURCE_FILE, priced_as=model
+            )
             self._cache[key] = found
             return found
         if not self._genai:
@@ -491,7 +509,14 @@ class PriceBook:
                 )
                 return None, cuts, changes
             tiers.append(rates)
-        table = PriceTable(provider, model, _date(day), tuple(tiers), SOURCE_GENAI_PRICES)
+        table = PriceTable(
+            provider,
+            model,
+            _date(day),
+            tuple(tiers),
+            SOURCE_GENAI_PRICES,
+            priced_as=first.model.id,
+        )
         return table, cuts, changes
 
 

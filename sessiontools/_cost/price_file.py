@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
@@ -78,6 +77,8 @@ def _parse(name: str, data: bytes, toml: bool) -> Any:
     except UnicodeDecodeError as e:
         raise PriceFileError(name, f"not UTF-8 (byte {e.start})") from None
     if toml:
+        import tomllib  # only for a TOML price file
+
         try:
             return tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:

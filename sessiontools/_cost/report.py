@@ -1,46 +1,71 @@
-"""What ``sessiontools cost`` prints: a cost frame grouped and written as a table, CSV, JSON or
-Markdown; the cost exporter's last part, which the command line calls (docs/costs.md,
-"Command").
+"""What ``sessiontools cost`` prints: the cost of model calls grouped and written as a table,
+CSV, JSON or Markdown; the cost exporter's last part, which the command line calls
+(docs/costs.md, "Command").
 
 ``table`` is for a person: aligned columns (numbers, ``run_index`` included, to the right), a
-totals row, costs rounded for display only (``usd_text``; docs/costs.md, "Showing money"), and
-a group whose cost is a lower bound (some of its calls unpriced) marked ``>=`` with the
-unpriced models named under the table, and the prices a price file leaves out. Text from the
-logs (session names, models, providers, tools) has its control characters escaped
-(``escape_text``) in ``table`` and ``markdown``, and in ``markdown`` what Markdown would act on
-(``|``, HTML, code, links) escaped with a backslash. ``csv`` and ``json`` are for programs:
-every column, full precision, NaN as empty / ``null``.
+totals row (each call counted once, also when ``label`` counts a call under each of its
+labels), costs rounded for display only (``usd_text``; docs/costs.md, "Showing money"), the
+cache hit rate as a percentage, and a group whose cost is a lower bound (some of
+its calls unpriced) marked ``>=`` with the unpriced models named under the table, and the
+prices a price file leaves out. Under it: the zone of the calendar groups, what ``label``
+counts, and a short bar of where the money went (the top groups' share of the total). Text
+from the logs (session names, models, providers, tools, labels) has its control characters
+escaped (``escape_text``) in ``table`` and ``markdown``, and in ``markdown`` what Markdown
+would act on (``|``, HTML, code, links) escaped with a backslash. ``csv`` and ``json`` are
+for programs: every column, full precision, NaN as empty / ``null``; ``json`` also holds the
+total and the zone.
 
-The group keys read the same in every format: a day is ``YYYY-MM-DD`` (UTC); a group with no
-value (the agent's own turns under ``tool``, a call whose provider nobody knows) is ``-`` in
-``table``, ``markdown`` and ``csv``, and ``null`` in ``json``.
+The group keys read the same in every format: a day is ``YYYY-MM-DD``, a week ``2026-W43``, a
+month ``2026-10`` (in the zone used); a group with no value (the agent's own turns under
+``tool``, a call whose provider nobody knows) is ``-`` in ``table``, ``markdown`` and
+``csv``, and ``null`` in ``json``.
+
+The command groups the columns it read without building a pandas frame
+(``summarize``): pandas loads only for the library's ``cost_report`` and ``render`` of its
+``CostReport``, which give the same text.
 """
 
 from __future__ import annotations
 
-import datetime as dt
+import csv
+import io
 import math
 import re
+import zoneinfo
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
-import pandas as pd
-from tabulate import tabulate
 
 from .._log.reader import MAX_LINE_BYTES
-from .frames import CostTables, PriceSource, cost_by, read_costs, usd_text
-from .names import FORMATS, GROUPS
+from .._log.sources import find_logs
+from .._model.session import Session
+from .build import PriceSource, SkippedLog, call_arrays, check_reported, read_rows, usd_text
+from .calendar import CALENDAR, LOG_ZONE, check_zone
+from .calendar import parse_time as parse_time_ns
+from .groups import METRICS, NUMBERS, CallArrays, Groups, group_costs, key_columns
+from .names import FORMATS, NO_LABEL
 from .price_book import PriceBook
-from .rows import Logs
+from .rows import LogReads, Logs
 
-__all__ = ["FORMATS", "CostReport", "cost_report", "escape_text", "parse_time", "render"]
+if TYPE_CHECKING:
+    import datetime as dt
 
-# a date, or a date and time with an optional fraction and offset (RFC 3339, or without offset)
-_TIME_SHAPE = re.compile(
-    r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|z|[+-]\d{2}:\d{2})?)?"
-)
+    import pandas as pd
+
+    from .frames import CostTables
+
+__all__ = [
+    "FORMATS",
+    "CostReport",
+    "Summary",
+    "cost_report",
+    "escape_text",
+    "parse_time",
+    "render",
+    "summarize",
+]
 
 
 #: Control characters, as the terminal would act on them: C0 (newline and tab included), DEL,
@@ -61,6 +86,19 @@ def escape_text(text: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class Summary:
+    """What ``sessiontools cost`` reports: the groups (``groups.Groups``: their
+    columns, the total and the zone), the logs skipped and those that were copies, how many
+    logs were given, and the prices a price file leaves out (see ``CostReport``)."""
+
+    groups: Groups
+    skipped: tuple[SkippedLog, ...] = ()
+    copies: tuple[str, ...] = ()
+    missing_prices: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    price_file: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class CostReport:
     """A grouped cost frame (``cost_by``'s shape) and the tables it came from.
 
@@ -68,6 +106,7 @@ class CostReport:
         missing_prices: the models the price file names but without a price their unpriced
             calls need (``input``, ``output``, ``cache_read``, ``cache_write``).
         price_file: the price file's name, if one was given.
+        tz: the zone the calendar groups are in (``frame.attrs["tz"]``).
     """
 
     frame: pd.DataFrame
@@ -75,24 +114,55 @@ class CostReport:
     tables: CostTables
     missing_prices: dict[str, tuple[str, ...]] = field(default_factory=dict)
     price_file: str | None = None
+    tz: str = "UTC"
 
 
-def parse_time(text: str) -> pd.Timestamp:
-    """A ``--since`` / ``--until`` time: RFC 3339 (``2026-10-18T09:30:00+02:00``) or a date
-    (``2026-10-18``, midnight UTC). A time without an offset is UTC.
+def parse_time(text: str, tz: str = "UTC") -> pd.Timestamp:
+    """A ``--since`` / ``--until`` time: RFC 3339 (``2026-10-18T09:30:00+02:00``), or a date
+    (``2026-10-18``, midnight) or a time without an offset, read in ``tz`` (``UTC`` by default;
+    in UTC for ``log``). See ``calendar.parse_time``.
 
     Raises:
-        ValueError: not such a time.
+        ValueError: not such a time, or ``tz`` is not a zone.
     """
-    if not _TIME_SHAPE.fullmatch(text):
-        raise ValueError(f"not an RFC 3339 time or a YYYY-MM-DD date: {text!r}")
-    try:
-        stamp = pd.Timestamp(text)
-    except (ValueError, TypeError) as e:
-        raise ValueError(f"not a time or date: {text!r} ({e})") from None
-    if pd.isna(stamp):
-        raise ValueError(f"not a time or date: {text!r}")
-    return stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
+    import pandas as pd
+
+    return pd.Timestamp(parse_time_ns(text, tz), unit="ns", tz="UTC")
+
+
+def _ns(when: pd.Timestamp | dt.datetime | str | None, tz: str) -> int | None:
+    """A bound as UTC nanoseconds: a time with an offset as it is, text as ``parse_time``."""
+    if when is None:
+        return None
+    if isinstance(when, str):
+        return parse_time_ns(when, tz)
+    import pandas as pd
+
+    stamp = pd.Timestamp(when)
+    if stamp.tzinfo is not None:
+        return int(stamp.tz_convert("UTC").value)
+    # a naive time is read in the zone (in UTC for `log`), as parse_time reads text: a time a
+    # daylight-saving switch skips or repeats with the offset in force before it
+    if tz in ("UTC", LOG_ZONE):
+        return int(stamp.value)
+    offset = stamp.to_pydatetime(warn=False).replace(tzinfo=zoneinfo.ZoneInfo(tz)).utcoffset()
+    assert offset is not None
+    return int(stamp.value) - int(offset.total_seconds()) * 1_000_000_000
+
+
+def _check(by: Sequence[str], since: int | None, until: int | None, tz: str) -> None:
+    key_columns(by)
+    check_zone(tz)
+    if since is not None and until is not None and since >= until:
+        raise ValueError(
+            f"since ({_iso(since)}) is not before until ({_iso(until)}): no call is made in between"
+        )
+
+
+def _iso(ns: int) -> str:
+    from .._log.times import format_rfc3339
+
+    return format_rfc3339(ns)
 
 
 def cost_report(
@@ -100,8 +170,9 @@ def cost_report(
     *,
     by: Sequence[str] = ("model",),
     prices: PriceSource = None,
-    since: pd.Timestamp | None = None,
-    until: pd.Timestamp | None = None,
+    since: pd.Timestamp | dt.datetime | str | None = None,
+    until: pd.Timestamp | dt.datetime | str | None = None,
+    tz: str = "UTC",
     skip_damaged: bool = True,
     progress: Callable[[str], None] | None = None,
     workers: int | None = 1,
@@ -111,21 +182,20 @@ def cost_report(
 
     Args:
         logs, prices, skip_damaged, progress, workers, max_line_bytes: see ``read_costs``.
-        by: any of ``session``, ``run``, ``day``, ``model``, ``provider``, ``tool``.
-        since, until: keep the calls made at or after ``since`` and before ``until``.
+        by: any of ``GROUPS`` (``cost_by``).
+        since, until: keep the calls made at or after ``since`` and before ``until``; a time
+            without an offset (or text without one, ``parse_time``) is read in ``tz``.
+        tz: the zone of the calendar groups: ``UTC``, an IANA name, or ``log``.
 
     Raises:
-        ValueError: an unknown group name; ``since`` not before ``until``. And what
+        ValueError: an unknown group name or zone; ``since`` not before ``until``. And what
             ``read_costs`` raises.
     """
-    for name in by:
-        if name not in GROUPS:
-            raise ValueError(f"cannot group by {name!r}: choose from {', '.join(GROUPS)}")
-    if since is not None and until is not None and since >= until:
-        raise ValueError(
-            f"since ({since.isoformat()}) is not before until ({until.isoformat()}): "
-            "no call is made in between"
-        )
+    from .frames import call_arrays as frame_arrays
+    from .frames import cost_by, read_costs
+
+    since_ns, until_ns = _ns(since, tz), _ns(until, tz)
+    _check(by, since_ns, until_ns, tz)
     book = prices if isinstance(prices, PriceBook) else PriceBook(prices)
     tables = read_costs(
         logs,
@@ -136,12 +206,61 @@ def cost_report(
         max_line_bytes=max_line_bytes,
     )
     calls = tables.model_calls
-    if since is not None:
-        calls = calls[calls["time"] >= since]
-    if until is not None:
-        calls = calls[calls["time"] < until]
-    frame = cost_by(calls, list(by))
-    return CostReport(frame, tuple(by), tables, _missing_prices(calls, book), book.file_name)
+    times = calls["time"].astype("int64")
+    keep = times.notna()
+    if since_ns is not None:
+        keep &= times >= since_ns
+    if until_ns is not None:
+        keep &= times < until_ns
+    calls = calls[keep]
+    frame = cost_by(calls, list(by), tz=tz)
+    missing = missing_prices(frame_arrays(calls), book)
+    return CostReport(frame, tuple(by), tables, missing, book.file_name, tz)
+
+
+def summarize(
+    logs: Logs | LogReads,
+    *,
+    by: Sequence[str] = ("model",),
+    prices: PriceSource = None,
+    since: int | None = None,
+    until: int | None = None,
+    tz: str = "UTC",
+    skip_damaged: bool = True,
+    progress: Callable[[str], None] | None = None,
+    workers: int | None = 1,
+    max_line_bytes: int | None = MAX_LINE_BYTES,
+) -> Summary:
+    """What ``cost_report`` computes, without pandas: ``sessiontools cost``'s path.
+
+    ``since`` and ``until`` are UTC nanoseconds (``calendar.parse_time``).
+    Warnings are given as ``read_costs`` gives them.
+
+    Raises:
+        ValueError: an unknown group name or zone; ``since`` not before ``until``. And what
+            ``read_costs`` raises.
+    """
+    _check(by, since, until, tz)
+    started = (
+        logs
+        if isinstance(logs, LogReads)
+        else LogReads(find_logs(logs, keep=(Session,)), workers, max_line_bytes=max_line_bytes)
+    )
+    builder, book, skipped, _ = read_rows(
+        started, prices, skip_damaged=skip_damaged, progress=progress, stacklevel=2
+    )
+    built = builder.priced(book)
+    for _ in check_reported(built, stacklevel=2):
+        pass
+    calls = call_arrays(built, book).between(since, until)
+    groups = group_costs(calls, list(by), tz)
+    return Summary(
+        groups,
+        tuple(skipped),
+        tuple(builder.copies()),
+        missing_prices(calls, book),
+        book.file_name,
+    )
 
 
 _KINDS = (
@@ -152,51 +271,40 @@ _KINDS = (
 )
 
 
-def _missing_prices(calls: pd.DataFrame, book: PriceBook) -> dict[str, tuple[str, ...]]:
+def missing_prices(calls: CallArrays, book: PriceBook) -> dict[str, tuple[str, ...]]:
     """For each model the price file names and leaves calls of unpriced: the prices those
     calls need and the file does not give (the kinds of token they have), sorted by model."""
-    unpriced = calls[~calls["priced"] & calls["input_tokens"].notna()]
+    unpriced = ~calls.priced & calls.has_usage
     out: dict[str, tuple[str, ...]] = {}
-    for model, group in unpriced.groupby("model", observed=True, sort=True):
-        missing = book.missing_prices(str(model))
+    if not unpriced.any():
+        return out
+    codes = calls.model.codes
+    named = {code for code in codes[unpriced].tolist() if code >= 0}  # -1: no model at all
+    for code in sorted(named, key=lambda c: calls.model.values[c]):
+        model = str(calls.model.values[code])
+        missing = book.missing_prices(model)
         if not missing:
             continue
+        rows = unpriced & (codes == code)
         needed = tuple(
-            kind for kind, column in _KINDS if kind in missing and bool((group[column] > 0).any())
+            kind
+            for kind, column in _KINDS
+            if kind in missing and bool((calls.tokens[column][rows] > 0).any())
         )
         if needed:
-            out[str(model)] = needed
+            out[model] = needed
     return out
 
 
-_NUMBERS = (
-    "calls",
-    "input_tokens",
-    "output_tokens",
-    "cache_read_tokens",
-    "cache_write_tokens",
-    "total_tokens",
-)
-
-
-def _keys(report: CostReport) -> list[str]:
-    keys: list[str] = []
-    for name in report.by:
-        keys += ["session", "run_index"] if name == "run" else [name]
-    return list(dict.fromkeys(keys))
-
-
 def _key(value: Any) -> str | None:
-    """A group key as every format shows it: ``None`` for a group with no value, a day as
-    ``YYYY-MM-DD``, anything else as its text."""
-    if value is None or value is pd.NA or value is pd.NaT:
+    """A group key as every format shows it: ``None`` for a group with no value, anything
+    else as its text."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    if isinstance(value, pd.Timestamp | dt.datetime):
-        return value.strftime("%Y-%m-%d")
     if hasattr(value, "item"):  # numpy scalars
         value = value.item()
+    if value.__class__.__name__ in ("NAType", "NaTType"):  # pandas' missing values
+        return None
     return str(value)
 
 
@@ -224,42 +332,65 @@ def _money(value: float, lower_bound: bool) -> str:
     return (">=" if lower_bound else "") + usd_text(value)
 
 
-def _human(report: CostReport, fmt: str) -> str:
-    frame = report.frame
-    keys = _keys(report)
-    headers = [*keys, *_NUMBERS, "cost_usd"]
+def _rate(value: float) -> str:
+    """A cache hit rate for a person: a percentage, one decimal; ``-`` with no input."""
+    return "-" if math.isnan(value) else f"{100 * value:.1f}%"
+
+
+def _savings(value: float) -> str:
+    return "unknown" if math.isnan(value) else usd_text(value)
+
+
+#: The columns of ``table`` and ``markdown`` after the keys.
+_SHOWN = (*NUMBERS, "cost_usd", "cache_hit_rate", "cache_savings_usd")
+#: Group key columns aligned to the right (numbers); the others to the left.
+_ALIGN = {"run_index": "right"}
+#: How many groups the bar under ``table`` shows, and how wide it is.
+_BAR_GROUPS = 5
+_BAR_WIDTH = 30
+
+
+def _zone_note(summary: Summary) -> str | None:
+    groups = summary.groups
+    if not any(key in CALENDAR for key in groups.keys):
+        return None
+    if groups.tz == LOG_ZONE:
+        return "days, weeks and months by the log's own clock: each entry's UTC offset (--tz log)"
+    return f"days, weeks and months in {groups.tz} (--tz)"
+
+
+def _human(summary: Summary, fmt: str, colour: bool) -> str:
+    groups = summary.groups
+    markdown = fmt == "markdown"
+    keys = list(groups.keys)
+    columns = groups.columns
+    headers = [*keys, *_SHOWN]
     rows: list[list[Any]] = []
-    for record in frame.to_dict("records"):
-        row: list[Any] = [_cell(record[k], markdown=fmt == "markdown") for k in keys]
-        row += [int(record[n]) for n in _NUMBERS]
-        row.append(_money(float(record["cost_usd"]), bool(record["lower_bound"])))
-        rows.append(row)
-    lower_bound = bool(frame.attrs.get("lower_bound", False))
-    totals: list[Any] = ["total", *[""] * (len(keys) - 1)]
-    totals += [int(frame[n].sum()) if len(frame) else 0 for n in _NUMBERS]
-    totals.append(
-        _money(float(frame["cost_usd"].sum(min_count=1)) if len(frame) else 0.0, lower_bound)
-    )
-    rows.append(totals)
+    for i in range(len(groups)):
+        row: list[Any] = [_cell(columns[k][i], markdown=markdown) for k in keys]
+        rows.append(row + _metrics({name: columns[name][i] for name in METRICS}))
+    total = groups.total
+    rows.append(["total", *[""] * (len(keys) - 1), *_metrics(total)])
+    from tabulate import tabulate  # only for a person's formats
+
     table = tabulate(
         rows,
         headers=headers,
-        tablefmt="github" if fmt == "markdown" else "simple",
+        tablefmt="github" if markdown else "simple",
         disable_numparse=True,
-        colalign=[_ALIGN.get(k, "left") for k in keys] + ["right"] * (len(_NUMBERS) + 1),
+        colalign=[_ALIGN.get(k, "left") for k in keys] + ["right"] * len(_SHOWN),
     )
     notes = []
-    if lower_bound:
-        markdown = fmt == "markdown"
-        missing = report.missing_prices
-        unknown = [m for m in frame.attrs.get("unpriced_models", ()) if m not in missing]
+    if groups.lower_bound:
+        missing = summary.missing_prices
+        unknown = [m for m in groups.unpriced_models if m not in missing]
         parts = []
         if unknown:
             parts.append(
                 f"unpriced models: {_shown(', '.join(unknown), markdown=markdown)}; "
                 "give their prices with --prices"
             )
-        where = _shown(report.price_file or "the price file", markdown=markdown)
+        where = _shown(summary.price_file or "the price file", markdown=markdown)
         for model, kinds in missing.items():
             parts.append(
                 f"{_shown(model, markdown=markdown)}: {where} gives no {' or '.join(kinds)} "
@@ -268,67 +399,154 @@ def _human(report: CostReport, fmt: str) -> str:
         if not parts:
             parts.append("unpriced models: (no model named)")
         notes.append(">= a lower bound: some calls could not be priced (" + "; ".join(parts) + ")")
-    skipped = report.tables.skipped
-    if skipped:
-        notes.append(f"{len(skipped)} log(s) skipped as unreadable; see the messages above")
-    if fmt == "markdown":
+    if summary.skipped:
+        notes.append(f"{len(summary.skipped)} log(s) skipped as unreadable; see the messages above")
+    if "label" in keys:
+        notes.append(
+            "a call counts under each label the session held when it was made (under "
+            f"{NO_LABEL} when it held none); the total counts each call once"
+        )
+    zone = _zone_note(summary)
+    if zone is not None:
+        notes.append(zone)
+    if markdown:
         return table + "\n" + "".join(f"\n{note}\n" for note in notes)
-    return table + "\n" + "".join(f"{note}\n" for note in notes)
+    bar = _bar(summary, colour)
+    return table + "\n" + "".join(f"{note}\n" for note in notes) + bar
 
 
-#: Group key columns aligned to the right (numbers); the others to the left.
-_ALIGN = {"run_index": "right"}
+def _metrics(values: dict[str, Any]) -> list[str]:
+    return [
+        *(str(int(values[n])) for n in NUMBERS),
+        _money(float(values["cost_usd"]), bool(values["lower_bound"])),
+        _rate(float(values["cache_hit_rate"])),
+        _savings(float(values["cache_savings_usd"])),
+    ]
+
+
+def _bar(summary: Summary, colour: bool) -> str:
+    """Where the money went: the top groups by cost, each with its share of the total (each
+    call counted once) as a bar of ``#``. Nothing for a single group, or when nothing was
+    priced."""
+    groups = summary.groups
+    total = float(groups.total["cost_usd"])
+    if len(groups) < 2 or not total > 0:  # one group has it all: nothing to compare
+        return ""
+    costs = [float(c) for c in groups.columns["cost_usd"]]
+    ranked = sorted(
+        (i for i, c in enumerate(costs) if not math.isnan(c)), key=lambda i: (-costs[i], i)
+    )[:_BAR_GROUPS]
+    names = [
+        " / ".join(_cell(groups.columns[k][i], markdown=False) for k in groups.keys) for i in ranked
+    ]
+    width = max(len(name) for name in names)
+    counted = len([c for c in costs if not math.isnan(c)])
+    title = f"share of the cost (top {len(ranked)} of {counted} groups"
+    if "label" in groups.keys:
+        title += "; a call counts under each of its labels"
+    if groups.lower_bound:
+        title += "; of the priced calls"
+    lines = [title + "):"]
+    for name, i in zip(names, ranked, strict=True):
+        share = costs[i] / total
+        filled = round(share * _BAR_WIDTH)
+        bar = "#" * filled
+        if colour:
+            bar = f"\x1b[36m{bar}\x1b[0m"
+        lines.append(
+            f"  {name.ljust(width)}  {bar}{'.' * (_BAR_WIDTH - filled)}  {100 * share:5.1f}%"
+        )
+    return "\n" + "\n".join(lines) + "\n"
 
 
 def _plain(value: Any) -> Any:
-    if value is None or value is pd.NA or value is pd.NaT:
+    if value is None:
         return None
+    if hasattr(value, "item"):  # numpy scalars
+        value = value.item()
     if isinstance(value, float) and math.isnan(value):
         return None
-    if isinstance(value, pd.Timestamp | dt.datetime):
-        return value.isoformat()
+    if value.__class__.__name__ in ("NAType", "NaTType"):
+        return None
     if isinstance(value, tuple):
         return list(value)
-    if hasattr(value, "item"):  # numpy scalars
-        return value.item()
     return value
 
 
-def render(report: CostReport, fmt: str) -> str:
-    """The report in ``fmt`` (``table``, ``csv``, ``json`` or ``markdown``).
+def _csv_value(value: Any) -> Any:
+    value = _plain(value)
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return ";".join(value)
+    return value
+
+
+def _summary(report: CostReport | Summary) -> Summary:
+    """The groups of a library ``CostReport`` (its frame) as the command has them."""
+    if isinstance(report, Summary):
+        return report
+    frame = report.frame
+    keys = key_columns(report.by)
+    columns = {name: frame[name].tolist() for name in (*keys, *METRICS)}
+    total = frame.attrs.get("total")
+    if total is None:  # a frame made by other means: its groups' sums
+        total = {name: frame[name].sum() for name in (*NUMBERS, "unpriced_calls")}
+        total["cost_usd"] = float(frame["cost_usd"].sum(min_count=1)) if len(frame) else 0.0
+        total["cache_hit_rate"] = math.nan
+        total["cache_savings_usd"] = float(frame["cache_savings_usd"].sum(min_count=1))
+        total["lower_bound"] = bool(frame.attrs.get("lower_bound", False))
+        total["unpriced_models"] = tuple(frame.attrs.get("unpriced_models", ()))
+    groups = Groups(report.by, tuple(keys), columns, dict(total), report.tz)
+    tables = report.tables
+    return Summary(groups, tables.skipped, tables.copies, report.missing_prices, report.price_file)
+
+
+def render(report: CostReport | Summary, fmt: str, *, colour: bool = False) -> str:
+    """The report in ``fmt`` (``table``, ``csv``, ``json`` or ``markdown``); ``colour``: the
+    table's bar in colour (for a terminal).
 
     Raises:
         ValueError: an unknown format.
     """
+    summary = _summary(report)
     if fmt in ("table", "markdown"):
-        return _human(report, fmt)
-    frame = report.frame
-    keys = _keys(report)
+        return _human(summary, fmt, colour)
+    groups = summary.groups
+    keys = list(groups.keys)
+    columns = groups.columns
     if fmt == "csv":
-        out = frame.copy()
-        for key in keys:  # as the table shows them: a day as YYYY-MM-DD, no value as "-"
-            out[key] = [_key(v) or "-" for v in out[key].tolist()]
-        out["unpriced_models"] = out["unpriced_models"].map(";".join)
-        return str(out.to_csv(index=False, lineterminator="\n"))
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow([*keys, *METRICS])
+        for i in range(len(groups)):
+            # keys as the table shows them: no value as "-"
+            row = [_key(columns[k][i]) or "-" for k in keys]
+            writer.writerow(row + [_csv_value(columns[name][i]) for name in METRICS])
+        return out.getvalue()
     if fmt == "json":
         records = [
-            {key: _key(value) if key in keys and key != "run_index" else _plain(value)
-             for key, value in record.items()}
-            for record in frame.to_dict("records")
+            {
+                **{k: _key(columns[k][i]) if k != "run_index" else _plain(columns[k][i])
+                   for k in keys},
+                **{name: _plain(columns[name][i]) for name in METRICS},
+            }
+            for i in range(len(groups))
         ]  # fmt: skip
+        total = groups.total
         document = {
-            "by": list(report.by),
+            "by": list(groups.by),
+            "tz": groups.tz,
             "groups": records,
-            "total_cost_usd": _plain(float(frame["cost_usd"].sum(min_count=1)))
-            if len(frame)
-            else 0.0,
-            "lower_bound": bool(frame.attrs.get("lower_bound", False)),
-            "unpriced_models": list(frame.attrs.get("unpriced_models", ())),
+            "total": {name: _plain(total[name]) for name in METRICS},
+            "total_cost_usd": _plain(float(total["cost_usd"])),
+            "lower_bound": groups.lower_bound,
+            "unpriced_models": list(groups.unpriced_models),
             "missing_prices": {
-                model: list(kinds) for model, kinds in report.missing_prices.items()
+                model: list(kinds) for model, kinds in summary.missing_prices.items()
             },
-            "skipped": [s.problem for s in report.tables.skipped],
-            "copies": list(report.tables.copies),
+            "skipped": [s.problem for s in summary.skipped],
+            "copies": list(summary.copies),
         }
         return orjson.dumps(document, option=orjson.OPT_INDENT_2).decode() + "\n"
     raise ValueError(f"unknown format {fmt!r}: choose from {', '.join(FORMATS)}")

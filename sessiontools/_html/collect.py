@@ -17,7 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .._cost.frames import PriceSource, SkippedLog, _check_sums, _problem, cost_tables
+from .._cost.build import _problem
+from .._cost.frames import PriceSource, SkippedLog, call_arrays, cost_tables
+from .._cost.groups import check_sums
 from .._cost.price_book import PriceBook
 from .._cost.rows import Logs, _LogRows
 from .._errors import SessionToolsWarning
@@ -182,8 +184,8 @@ class _Costs:
     present: set[tuple[str, int]]  # (session, run index) of the runs the frames hold
 
     @classmethod
-    def of(cls, tables: Any, book: PriceBook) -> tuple[_Costs, Any]:
-        frame = money.with_savings(tables.model_calls, book)
+    def of(cls, tables: Any) -> tuple[_Costs, Any]:
+        frame = money.with_savings(tables.model_calls)
         runs = tables.runs
         return (
             cls(
@@ -216,8 +218,8 @@ class _Sections:
     by_tool: dict[str, list[ToolRow]]
 
     @classmethod
-    def of(cls, tables: Any, book: PriceBook) -> tuple[_Sections, Any]:
-        costs, frame = _Costs.of(tables, book)
+    def of(cls, tables: Any) -> tuple[_Sections, Any]:
+        costs, frame = _Costs.of(tables)
         sections = cls(
             costs,
             money.totals_by(frame, ["session"]),
@@ -233,7 +235,7 @@ class _Sections:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SessionToolsWarning)  # said once already
             tables = cost_tables([rows], prices=book)
-        return cls.of(tables, book)[0]
+        return cls.of(tables)[0]
 
 
 def collect_report(
@@ -322,8 +324,8 @@ def _collect(
         skipped=skipped,
         said=said,
     )
-    _check_sums(tables.model_calls)  # the totals add the counts of every log up
-    shared, frame = _Sections.of(tables, book)
+    check_sums(call_arrays(tables.model_calls))  # the totals add the counts of every log up
+    shared, frame = _Sections.of(tables)
     sessions: list[SessionView] = []
     for read in kept:
         assert read.rows is not None

@@ -2,12 +2,10 @@
 
 Every number here comes from the frames, priced by the same ``PriceBook`` as ``sessiontools
 cost``: a call nobody can price has a NaN cost and makes every total over it "at least" (or
-"unknown" when nothing in it could be priced). Two figures the frames do not have yet are
-computed in one place each, so they can move to frame columns later:
-
-- ``cache_hit_rate``: cache reads over all input, cached included;
-- ``cache_savings_usd``: per call, what it would have cost with every cached token (read or
-  written) at the plain input price, minus what it cost.
+"unknown" when nothing in it could be priced). The cache's two figures are the frames' and
+``sessiontools cost``'s, defined once in ``sessiontools._cost.cache`` (docs/costs.md,
+"Cache"): ``cache_hit_rate``, cache reads over all input, cached included, of a group's summed
+counts; ``cache_savings_usd``, each call's frame column summed (unknown when one is).
 """
 
 from __future__ import annotations
@@ -16,10 +14,9 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
-from .._cost.price_book import PriceBook
+from .._cost.cache import cache_hit_rate as _hit_rate
 from .._fast import fast_maker
 
 __all__ = [
@@ -30,8 +27,6 @@ __all__ = [
     "ModelRow",
     "ToolRow",
     "Totals",
-    "cache_hit_rate",
-    "cache_savings_usd",
     "call_costs",
     "counts",
     "day_model_costs",
@@ -68,56 +63,9 @@ ZERO = Cost(0.0)
 
 
 def cache_hit_rate(input_tokens: int, cache_read_tokens: int, cache_write_tokens: int) -> float:
-    """Cache reads over all input: ``cache_read / (input + cache_read + cache_write)``, where
-    ``input`` is agentloop's uncached input. NaN when there was no input at all."""
-    total = input_tokens + cache_read_tokens + cache_write_tokens
-    return cache_read_tokens / total if total else math.nan
-
-
-def cache_savings_usd(calls: pd.DataFrame, book: PriceBook) -> pd.Series[float]:
-    """What the prompt cache saved on each model call of a ``model_calls`` frame, in US dollars.
-
-    For a call with cached tokens: what it would have cost had every cached token (read or
-    written) been plain input, at its model's input price in force at the call's time and
-    tier, minus what it cost (``cost_usd``). A cache write's premium counts, so a call that
-    only wrote to the cache saved a negative amount. A call without cached tokens (a failed
-    call too) saved 0. NaN when the call is unpriced or a price it needs is not known.
-
-    ``book`` must be the ``PriceBook`` the frame was priced with.
-    """
-    n = len(calls)
-    out = np.zeros(n, dtype=np.float64)
-    if n == 0:
-        return pd.Series(out, index=calls.index, dtype="float64")
-    read = calls["cache_read_tokens"].fillna(0).to_numpy(dtype=np.int64)
-    written = calls["cache_write_tokens"].fillna(0).to_numpy(dtype=np.int64)
-    rows = np.flatnonzero((read > 0) | (written > 0))
-    if len(rows):
-        uncached = calls["input_tokens"].fillna(0).to_numpy(dtype=np.int64)
-        output = calls["output_tokens"].fillna(0).to_numpy(dtype=np.int64)
-        cost = calls["cost_usd"].to_numpy(dtype=np.float64)
-        times = calls["time"].astype("int64").to_numpy()
-        providers = _strings(calls["provider"])
-        models = _strings(calls["model"])
-        for i in rows.tolist():
-            inclusive = int(uncached[i] + read[i] + written[i])
-            rates = (
-                book.rates(providers[i], models[i], int(times[i]), inclusive) if models[i] else None
-            )
-            if rates is None:
-                out[i] = math.nan
-                continue
-            # the same tier: the inclusive input, which picks it, does not change
-            plain = rates.request + inclusive * rates.input
-            if output[i]:
-                plain += int(output[i]) * rates.output
-            out[i] = plain - cost[i]
-    return pd.Series(out, index=calls.index, dtype="float64")
-
-
-def _strings(column: pd.Series[Any]) -> list[str]:
-    """A column as ``str`` values, ``""`` for a missing one."""
-    return ["" if v is None or v is pd.NA or v != v else str(v) for v in column.tolist()]
+    """Cache reads over all input (``sessiontools._cost.cache``), as a ``float``; NaN when
+    there was no input at all."""
+    return float(_hit_rate(input_tokens, cache_read_tokens, cache_write_tokens))
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,12 +139,12 @@ class ToolRow:
     cost: Cost
 
 
-def with_savings(calls: pd.DataFrame, book: PriceBook) -> pd.DataFrame:
-    """``calls`` with the report's working columns: ``_savings`` (``cache_savings_usd``),
-    ``_cost`` (the cost of priced calls, else 0), ``_unpriced``, ``_priced_usage``,
-    ``_failed`` and ``_tool`` (made by a tool)."""
+def with_savings(calls: pd.DataFrame) -> pd.DataFrame:
+    """``calls`` with the report's working columns: ``_savings`` (the frame's
+    ``cache_savings_usd``), ``_cost`` (the cost of priced calls, else 0), ``_unpriced``,
+    ``_priced_usage``, ``_failed`` and ``_tool`` (made by a tool)."""
     frame = calls.copy()
-    frame["_savings"] = cache_savings_usd(calls, book)
+    frame["_savings"] = calls["cache_savings_usd"]
     frame["_savings_nan"] = frame["_savings"].isna().astype("int64")
     frame["_cost"] = frame["cost_usd"].where(frame["priced"], 0.0).fillna(0.0)
     frame["_unpriced"] = (~frame["priced"]).astype("int64")

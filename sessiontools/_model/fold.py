@@ -52,7 +52,7 @@ from .._log.entries import (
     Usage,
 )
 from .._log.warnings import Warnings
-from .runs import _MS, FailedCall, LabelSource, Run, ToolCallRecord, ToolModelCall, Turn
+from .runs import _MS, FailedCall, LabelSource, Run, ToolCallRecord, ToolModelCall, Turn, _seq_of
 
 if TYPE_CHECKING:  # loaded when a Session first needs them: reading and exporting do not
     pass
@@ -100,6 +100,7 @@ class _RunCall:
         "open_index",
         "open_seq",
         "open_time",
+        "result_offset",
         "result_prev_time",
         "result_seq",
         "result_time",
@@ -117,6 +118,7 @@ class _RunCall:
         self.started_time: int | None = None
         self.result_time: int | None = None
         self.result_seq: int | None = None
+        self.result_offset = 0
         self.result_prev_time = 0
         self.is_error = False
         self.labels: set[str] | None = None
@@ -133,20 +135,25 @@ class _RunFold:
         "calls",
         "failed",
         "index",
+        "label_events",
+        "last_offset",
         "last_seq",
         "last_time",
         "prev_wait_ns",
         "result_labels",
         "start",
+        "start_labels",
         "turns",
         "unresolved",
     )
 
-    def __init__(self, index: int, start: Entry) -> None:
+    def __init__(self, index: int, start: Entry, labels: tuple[str, ...]) -> None:
         self.index = index
         self.start = start
+        self.start_labels = labels  # what the session held as the run started
         self.last_seq = start.seq
         self.last_time = start.time_unix_nano
+        self.last_offset = start.utc_offset_seconds
         self.prev_wait_ns: int | None = None  # after a retried model_error
         self.turns: list[Turn] = []
         self.failed: list[FailedCall] = []
@@ -154,6 +161,8 @@ class _RunFold:
         self.calls: dict[str, _RunCall] = {}
         # results with labels, given to the session when the run ends unless refused
         self.result_labels: list[tuple[_RunCall, int, tuple[str, ...]]] = []
+        # the other entries that gave labels (labels entries, allowed decisions): seq, labels
+        self.label_events: list[tuple[int, tuple[str, ...]]] = []
 
 
 class RecordingCalls(dict[str, _Call]):
@@ -400,7 +409,7 @@ class SessionFold:
         kind = payload.__class__
         if kind is RunStartedEntry:
             ended = self.finish()
-            self._run = _RunFold(self._runs, entry)
+            self._run = _RunFold(self._runs, entry, self.labels)
             self._runs += 1
             return ended
         run = self._run
@@ -416,6 +425,7 @@ class SessionFold:
             run.prev_wait_ns = None
         run.last_seq = entry.seq
         run.last_time = entry.time_unix_nano
+        run.last_offset = entry.utc_offset_seconds
         if kind is Outcome:
             self._run = None
             return self._close(run, cast(Outcome, payload))
@@ -471,6 +481,8 @@ class SessionFold:
     ) -> None:
         if isinstance(payload, LabelsEntry):
             self._add_labels(payload.labels, LabelSource(payload.source or "seed", entry.seq))
+            if run is not None and payload.labels:
+                run.label_events.append((entry.seq, payload.labels))
         else:
             for tool, digest in payload.pins.items():
                 self.pins.setdefault(tool, digest)
@@ -520,6 +532,7 @@ class SessionFold:
                 payload.usage,
                 tuple([c.id for c in calls]),
                 index,
+                entry.utc_offset_seconds,
             )
         )
         self._count(payload.usage)
@@ -537,6 +550,7 @@ class SessionFold:
                     f.wait_ms,
                     provider,
                     request_model,
+                    f.utc_offset_seconds,
                 )
             run.unresolved.clear()
         for index, c in enumerate(calls):
@@ -559,6 +573,7 @@ class SessionFold:
                 payload.wait_ms,
                 self._provider,
                 self._request_model,
+                entry.utc_offset_seconds,
             )
         )
 
@@ -589,12 +604,14 @@ class SessionFold:
             self._add_labels(
                 payload.labels, LabelSource("tool", entry.seq, rc.call.tool, payload.call_id)
             )
+            run.label_events.append((entry.seq, payload.labels))
 
     def _result(self, run: _RunFold, entry: Entry, payload: ToolResultEntry) -> None:
         self._gathering = True
         rc = self._run_call(run, entry, payload.result.call_id, "")
         rc.result_time = entry.time_unix_nano
         rc.result_seq = entry.seq
+        rc.result_offset = entry.utc_offset_seconds
         rc.result_prev_time = run.last_time
         rc.is_error = payload.result.is_error
         if payload.usage:
@@ -610,11 +627,13 @@ class SessionFold:
     def _close(self, run: _RunFold, outcome: Outcome | None) -> Run:
         end_time = run.last_time
         refused = {r.call_id for r in outcome.refused} if outcome is not None else set()
+        events = run.label_events
         for rc, seq, labels in run.result_labels:
             call = rc.call
             if call.call_id not in refused:
                 rc.add_labels(labels)
                 self._add_late_labels(labels, LabelSource("tool", seq, call.tool, call.call_id))
+                events.append((seq, labels))
         records = []
         for rc in run.calls.values():
             end = rc.result_time if rc.result_time is not None else end_time
@@ -646,6 +665,7 @@ class SessionFold:
                     rc.resumed,
                     tuple(sorted(rc.labels)) if rc.labels else (),
                     rc.model_calls,
+                    rc.result_offset if rc.result_time is not None else run.last_offset,
                 )
             )
         records.sort(key=lambda r: (r.open_seq, r.open_index))
@@ -675,7 +695,30 @@ class SessionFold:
             providers.pop() if len(providers) == 1 else "",
             models.pop() if len(models) == 1 else "",
             first.payload.prompt,  # type: ignore[union-attr]
+            _label_history(first.seq, run.start_labels, events),
         )
+
+
+def _label_history(
+    start_seq: int, start: tuple[str, ...], events: list[tuple[int, tuple[str, ...]]]
+) -> tuple[tuple[int, tuple[str, ...]], ...]:
+    """``Run.label_history``: the labels at the run's start, then after each entry that gave
+    new ones, by ``seq`` (an entry whose ``seq`` went back before the run's start counts at
+    the start)."""
+    history = [(start_seq, start)]
+    if not events:
+        return tuple(history)
+    held = set(start)
+    for seq, labels in sorted(events, key=_seq_of):
+        if held.issuperset(labels):
+            continue
+        held.update(labels)
+        pair = (max(seq, start_seq), tuple(sorted(held)))
+        if pair[0] == history[-1][0]:
+            history[-1] = pair
+        else:
+            history.append(pair)
+    return tuple(history)
 
 
 def _calls_usage(turns: list[Turn], records: list[ToolCallRecord]) -> Usage:

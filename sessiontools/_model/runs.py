@@ -18,6 +18,7 @@ A start later than its end (a clock stepped back between two entries) is moved t
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -34,6 +35,10 @@ __all__ = ["FailedCall", "LabelSource", "Run", "ToolCallRecord", "ToolModelCall"
 
 
 _MS = 1_000_000
+
+
+def _seq_of(pair: tuple[int, tuple[str, ...]]) -> int:
+    return pair[0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +58,8 @@ class Turn:
             every ``message`` entry before it in the log counts one, and so does each run of
             ``tool_result`` entries gathered into one user message
             (``sessiontools._model.conversation``).
+        utc_offset_seconds: the UTC offset the entry's time was written with (``+02:00``:
+            7200), the clock of wherever agentloop ran.
     """
 
     seq: int
@@ -65,6 +72,7 @@ class Turn:
     usage: Usage
     call_ids: tuple[str, ...]
     message_index: int
+    utc_offset_seconds: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +87,7 @@ class FailedCall:
         provider, request_model: not in the entry; those of the nearest turn before it in the
             session, else of the next turn of its run, else ``""`` (docs/reading.md, "The session
             model").
+        utc_offset_seconds: the UTC offset the entry's time was written with.
     """
 
     seq: int
@@ -89,6 +98,7 @@ class FailedCall:
     wait_ms: int
     provider: str
     request_model: str
+    utc_offset_seconds: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +140,8 @@ class ToolCallRecord:
         labels: the labels its decision (when allowed) and result (unless refused) in this
             run gave the session, sorted.
         model_calls: the model calls the tool made (``tool_result.usage``).
+        end_utc_offset_seconds: the UTC offset of the entry it ends at (its result, else its
+            run's last entry).
     """
 
     call_id: str
@@ -149,6 +161,7 @@ class ToolCallRecord:
     resumed: bool
     labels: tuple[str, ...]
     model_calls: tuple[ToolModelCall, ...]
+    end_utc_offset_seconds: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +183,13 @@ class Run:
         prompt: its ``run_started`` entry's prompt (``""`` on a bare resume); with
             ``start_seq`` and ``start_time_unix_nano`` it is all that entry holds, and part of
             the run's identity (``sessiontools._model.identity``).
+        label_history: the labels the session held during the run: ``(seq, labels)`` pairs,
+            the first ``(start_seq, the labels at its run_started)``, then one for each entry
+            of the run that gave the session a label it did not hold (a ``labels`` entry, an
+            allowed decision, a result the run did not refuse), sorted by ``seq``, each with
+            every label held from then on, sorted. The labels held at an entry of the run
+            (``labels_at``) are those of the last pair whose ``seq`` is not above the entry's:
+            a result's own labels count at the result.
     """
 
     index: int
@@ -188,6 +208,16 @@ class Run:
     provider: str
     request_model: str
     prompt: str = ""
+    label_history: tuple[tuple[int, tuple[str, ...]], ...] = ()
+
+    def labels_at(self, seq: int) -> tuple[str, ...]:
+        """The labels the session held once the run's entry ``seq`` was written (see
+        ``label_history``); for a ``seq`` before the run's start, those it started with."""
+        history = self.label_history
+        if not history:
+            return ()
+        at = bisect_right(history, seq, key=_seq_of) - 1
+        return history[max(at, 0)][1]
 
     @property
     def crashed(self) -> bool:

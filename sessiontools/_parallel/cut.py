@@ -55,10 +55,13 @@ def split_path(reader: LogReader) -> tuple[str, int] | None:
     return reader.regular_file()
 
 
-def plan_cut(reader: LogReader, workers: int | None) -> tuple[str, int] | None:
+def plan_cut(
+    reader: LogReader, workers: int | None, *, at: float | None = None
+) -> tuple[str, int] | None:
     """Where to cut the log ``reader`` reads (its path, the offset), when ``workers`` asks
     for two processes (2; or ``None`` and a file of ``SPLIT_FROM_BYTES`` or more, with two
-    cores) and the file can be cut; else ``None``."""
+    cores) and the file can be cut; else ``None``. ``at``: where to look from, as a fraction
+    of the log (``CUT_AT`` when ``None``; the cost tables cut from ``COST_CUT_AT``)."""
     if workers == 1:
         return None
     found = split_path(reader)
@@ -68,7 +71,7 @@ def plan_cut(reader: LogReader, workers: int | None) -> tuple[str, int] | None:
     if workers is None and (size < SPLIT_FROM_BYTES or available_cores() < 2):
         return None
     try:
-        cut = find_cut(path, size)
+        cut = find_cut(path, size) if at is None else find_cut(path, size, at=at)
     except OSError:  # such as no file descriptor to spare: read in one process
         return None
     return None if cut is None else (path, cut)
@@ -79,9 +82,11 @@ def plan_cut(reader: LogReader, workers: int | None) -> tuple[str, int] | None:
 CUT_AT = 0.52
 
 
-def find_cut(path: str, size: int, *, scan_bytes: int = SCAN_BYTES) -> int | None:
-    """Where to cut a log in two: the offset of a ``run_started`` line at or after ``CUT_AT``
-    of the log, or ``None``. A guess from the bytes, which the child checks.
+def find_cut(
+    path: str, size: int, *, scan_bytes: int = SCAN_BYTES, at: float = CUT_AT
+) -> int | None:
+    """Where to cut a log in two: the offset of a ``run_started`` line at or after ``at``
+    (``CUT_AT``) of the log, or ``None``. A guess from the bytes, which the child checks.
 
     Lines of ``SCAN_BYTES`` or more, and a last line without its ``\\n``, are not looked
     into (and nothing past them is). The first run within ``scan_bytes`` that follows a
@@ -89,7 +94,7 @@ def find_cut(path: str, size: int, *, scan_bytes: int = SCAN_BYTES) -> int | Non
     its first turn (which would take the model of the turn before the cut) is taken; else the
     first ``run_started``. Either is right; the first saves the child's work from being
     dropped."""
-    middle = int(size * CUT_AT)
+    middle = int(size * at)
     first = None
     candidate = None
     bound = SCAN_BYTES + 1  # no line longer than that is held here (one of 3 GB would be)

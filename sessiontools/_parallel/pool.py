@@ -13,13 +13,14 @@ done (a worker killed while it sends its result back would leave the pool waitin
 
 from __future__ import annotations
 
-import concurrent.futures
-import multiprocessing
 import signal
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .signals import default_signals
+
+if TYPE_CHECKING:
+    import concurrent.futures
 
 __all__ = ["MAX_WORKERS", "PARALLEL_FROM", "pool_map", "worker_pool"]
 
@@ -41,7 +42,11 @@ def _worker_signals() -> None:
 
 
 def worker_pool(workers: int) -> concurrent.futures.ProcessPoolExecutor:
-    """A pool of ``workers`` processes, forked where the platform can (module docstring)."""
+    """A pool of ``workers`` processes, forked where the platform can (module docstring).
+    concurrent.futures and multiprocessing load here: reading one small log needs neither."""
+    import concurrent.futures
+    import multiprocessing
+
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
     return concurrent.futures.ProcessPoolExecutor(

@@ -232,9 +232,17 @@ class _Child:
             self._reap()
 
 
-def read_in_two(reader: LogReader, path: str, cut: int, job: Job) -> tuple[str, ClosingLine | None]:
+def read_in_two(
+    reader: LogReader,
+    path: str,
+    cut: int,
+    job: Job,
+    idle: Callable[[], object] | None = None,
+) -> tuple[str, ClosingLine | None]:
     """Read the log ``reader`` reads, cut at ``cut``: the part before the cut here, the part
-    after it in a forked child (``read_tail``), giving the runs to ``job``.
+    after it in a forked child (``read_tail``), giving the runs to ``job``. ``idle`` is called
+    once this process has read its part, before it waits for the child's: work to do while
+    the child reads (it must give no warning, and change nothing the reading depends on).
 
     Returns:
         how the second part was read: ``child``; else ``here:`` and why the child's work
@@ -261,6 +269,8 @@ def read_in_two(reader: LogReader, path: str, cut: int, job: Job) -> tuple[str, 
             first = reader.part(ReadPosition(), stop=cut)
             fold = SessionFold(reader.name, warnings=reader.sink)
             job.take(_fed(first, fold))  # the run open at the cut is not ended yet
+            if idle is not None:
+                idle()
             tail = child.result()
         at_cut = first.position
         if tail is None:
@@ -298,11 +308,19 @@ def read_in_two(reader: LogReader, path: str, cut: int, job: Job) -> tuple[str, 
     return "child", None if closing is None else replace(closing, line=closing.line + lines)
 
 
-def read_runs(reader: LogReader, job: Job, *, workers: int | None) -> ClosingLine | None:
+def read_runs(
+    reader: LogReader,
+    job: Job,
+    *,
+    workers: int | None,
+    at: float | None = None,
+    idle: Callable[[], object] | None = None,
+) -> ClosingLine | None:
     """Give the runs of the log ``reader`` reads to ``job``: cut in two and read in two
-    processes when ``workers`` asks for it and the log can be cut (``plan_cut``), else read
-    here (``job.take`` with every run). The output, warnings and errors are the same either
-    way.
+    processes when ``workers`` asks for it and the log can be cut (``plan_cut``, looking from
+    ``at`` of the log), else read here (``job.take`` with every run). The output, warnings and
+    errors are the same either way. ``idle``: see ``read_in_two`` (not called without a
+    child).
 
     Returns:
         The log's closing line, if it is a transcript.
@@ -310,11 +328,11 @@ def read_runs(reader: LogReader, job: Job, *, workers: int | None) -> ClosingLin
     Raises:
         DamagedLogError, EntryError, OSError: as reading the log in one process would.
     """
-    cut = plan_cut(reader, workers)
+    cut = plan_cut(reader, workers, at=at)
     if cut is None:
         job.take(iter_runs(reader, SessionFold(reader.name, warnings=reader.sink)))
         return reader.closing_line
-    return read_in_two(reader, cut[0], cut[1], job)[1]
+    return read_in_two(reader, cut[0], cut[1], job, idle)[1]
 
 
 def _fed(entries: Iterable[Entry], fold: SessionFold) -> Iterator[Run]:

@@ -222,7 +222,8 @@ def groups(*args: object) -> dict[tuple[Any, ...], dict[str, Any]]:
 
 
 def parse_table(text: str) -> tuple[list[str], list[list[str]], list[str]]:
-    """A `table` output: header, rows (the totals row last) and the notes under it.
+    """A `table` output: header, rows (the totals row last) and the notes under it (up to the
+    blank line before the bar of shares, ``table_bar``).
 
     The column spans come from the dashed rule under the header. Each cell must sit inside its
     column's span, with only spaces between spans: that is what aligned means.
@@ -238,14 +239,14 @@ def parse_table(text: str) -> tuple[list[str], list[list[str]], list[str]]:
         start += len(piece) + 1
     width = spans[-1][1]
     table_lines = [lines[0]]
-    body: list[str] = []
-    for text_line in lines[2:]:
-        if text_line.startswith(">= ") or text_line.endswith("see the messages above"):
-            body = lines[2 : lines.index(text_line)]
-            break
-    else:
-        body = lines[2:]
-    notes = lines[2 + len(body) :]
+    totals = next(
+        i
+        for i, text_line in enumerate(lines)
+        if i > 1 and text_line[: spans[0][1]].strip() == "total"
+    )
+    body = lines[2 : totals + 1]
+    rest = lines[totals + 1 :]
+    notes = rest[: rest.index("")] if "" in rest else rest
     table_lines += body
     cells: list[list[str]] = []
     for text_line in table_lines:
@@ -266,6 +267,24 @@ def parse_table(text: str) -> tuple[list[str], list[list[str]], list[str]]:
     return header, [[c.strip() for c in row] for row in rows], notes
 
 
+def table_bar(text: str) -> list[tuple[str, float]]:
+    """The bar of shares under a `table`: each group's name and its share (percent)."""
+    lines = text.splitlines()
+    if "" not in lines:
+        return []
+    bar = lines[lines.index("") + 1 :]
+    assert bar[0].startswith("share of the cost (top "), bar
+    out = []
+    for text_line in bar[1:]:
+        name, _, share = text_line.strip().rpartition("  ")
+        out.append((name.rsplit("  ", 1)[0].strip(), float(share.strip().rstrip("%"))))
+    return out
+
+
+#: Where a table row has its cost: before ``cache_hit_rate`` and ``cache_savings_usd``.
+COST = -3
+
+
 def money(cell: str) -> tuple[float | None, bool]:
     """A table's cost cell: its value (None: "unpriced", nothing in the group could be priced)
     and whether it is marked as a lower bound."""
@@ -279,6 +298,11 @@ def money(cell: str) -> tuple[float | None, bool]:
 
 
 def test_table_is_aligned_with_a_totals_row(log_a: Path) -> None:
+    """The cache columns by hand (hit rate: cache reads over all input; savings: reads at
+    input - cache read price, writes at input - cache write price): Sonnet 4.5, 7000 read of
+    1300 + 7000 + 300 = 8600: 81.4%; saved (5000 + 2000) * (3 - 0.30) + 300 * (3 - 3.75) =
+    18900 - 225 = 18675 per million. GPT-5: 1000 of 3000, 33.3%; 1000 * (1.25 - 0.125) = 1125.
+    Haiku: no cache. Total: 8000 of 7300 + 8000 + 300 = 15600, 51.3%; 19800 per million."""
     header, rows, notes = parse_table(ok(log_a).stdout)
     assert header == [
         "model",
@@ -289,6 +313,8 @@ def test_table_is_aligned_with_a_totals_row(log_a: Path) -> None:
         "cache_write_tokens",
         "total_tokens",
         "cost_usd",
+        "cache_hit_rate",
+        "cache_savings_usd",
     ]
     by_model = {row[0]: row for row in rows}
     assert list(by_model) == ["claude-haiku-4-5", "claude-sonnet-4-5", "gpt-5", "total"]
@@ -302,7 +328,27 @@ def test_table_is_aligned_with_a_totals_row(log_a: Path) -> None:
     assert rows[-1][0] == "total"
     assert total[1:3] == ["4", str(1000 + 4000 + 2000 + 300)]
     assert money(total[7]) == (round(A_TOTAL, 6), False)
+    assert sonnet[8:] == ["81.4%", "0.018675"]
+    assert by_model["gpt-5"][8:] == ["33.3%", "0.001125"]
+    assert by_model["claude-haiku-4-5"][8:] == ["0.0%", "0.000000"]
+    assert total[8:] == ["51.3%", "0.019800"]
     assert notes == []
+
+
+def test_table_ends_with_where_the_money_went(log_a: Path) -> None:
+    """The shares of A_TOTAL = (8625 + 2250 + 6500 + 6625) / 1e6 = 0.024: Sonnet 4.5
+    (8625 + 2250) / 24000 = 45.3%, GPT-5 6625 / 24000 = 27.6%, Haiku 6500 / 24000 = 27.1%,
+    largest first, each a bar of round(share * 30) '#' out of 30; no colour off a terminal."""
+    text = ok(log_a).stdout
+    assert table_bar(text) == [
+        ("claude-sonnet-4-5", 45.3),
+        ("gpt-5", 27.6),
+        ("claude-haiku-4-5", 27.1),
+    ]
+    bars = [ln.split()[-2] for ln in text.splitlines()[-3:]]
+    assert bars == ["#" * 14 + "." * 16, "#" * 8 + "." * 22, "#" * 8 + "." * 22]
+    assert "\x1b" not in text
+    assert "share" not in ok(log_a, "--format", "markdown").stdout
 
 
 def test_csv_has_every_column_at_full_precision(log_a: Path) -> None:
@@ -317,11 +363,16 @@ def test_csv_has_every_column_at_full_precision(log_a: Path) -> None:
         "cache_write_tokens",
         "total_tokens",
         "cost_usd",
+        "cache_hit_rate",
+        "cache_savings_usd",
         "unpriced_calls",
         "unpriced_models",
         "lower_bound",
     ]
     by_model = {row["model"]: row for row in rows}
+    # full precision: 7000 / 8600 and 18675 / 1e6 (see test_table_is_aligned_with_a_totals_row)
+    assert close(float(by_model["claude-sonnet-4-5"]["cache_hit_rate"]), 7000 / 8600)
+    assert close(float(by_model["claude-sonnet-4-5"]["cache_savings_usd"]), 18675 / 1e6)
     assert set(by_model) == {"claude-haiku-4-5", "claude-sonnet-4-5", "gpt-5"}  # no totals row
     assert [by_model[m]["calls"] for m in sorted(by_model)] == ["1", "2", "1"]
     assert close(float(by_model["claude-sonnet-4-5"]["cost_usd"]), A_S1 + A_S2)
@@ -346,7 +397,9 @@ def test_json_document(log_a: Path) -> None:
     document = as_json(log_a)
     assert set(document) == {
         "by",
+        "tz",
         "groups",
+        "total",
         "total_cost_usd",
         "lower_bound",
         "unpriced_models",
@@ -372,11 +425,20 @@ def test_json_document(log_a: Path) -> None:
         "cache_write_tokens": 300,
         "total_tokens": 8850,
         "cost_usd": sonnet["cost_usd"],
+        "cache_hit_rate": sonnet["cache_hit_rate"],
+        "cache_savings_usd": sonnet["cache_savings_usd"],
         "unpriced_calls": 0,
         "unpriced_models": [],
         "lower_bound": False,
     }
     assert close(sonnet["cost_usd"], A_S1 + A_S2)
+    assert close(sonnet["cache_hit_rate"], 7000 / 8600)
+    assert close(sonnet["cache_savings_usd"], 18675 / 1e6)
+    assert document["tz"] == "UTC"
+    total = document["total"]
+    assert (total["calls"], total["input_tokens"], total["cache_read_tokens"]) == (4, 7300, 8000)
+    assert close(total["cost_usd"], A_TOTAL) and close(total["cache_savings_usd"], 19800 / 1e6)
+    assert close(total["cache_hit_rate"], 8000 / 15600) and total["lower_bound"] is False
     assert close(by_model["gpt-5"]["cost_usd"], A_G)
     assert close(by_model["claude-haiku-4-5"]["cost_usd"], A_H)
 
@@ -386,13 +448,14 @@ def test_markdown_is_a_pipe_table(log_a: Path) -> None:
     lines = text.rstrip("\n").splitlines()
     assert all(ln.startswith("|") and ln.endswith("|") for ln in lines), text
     header = [c.strip() for c in lines[0].strip("|").split("|")]
-    assert header[0] == "model" and header[-1] == "cost_usd" and len(header) == 8
+    assert header[0] == "model" and header[COST] == "cost_usd" and len(header) == 10
+    assert header[-2:] == ["cache_hit_rate", "cache_savings_usd"]
     assert all(set(c.strip()) <= {"-", ":"} and c.strip() for c in lines[1].strip("|").split("|"))
     rows = [[c.strip() for c in ln.strip("|").split("|")] for ln in lines[2:]]
     assert all(len(row) == len(header) for row in rows)
     assert [row[0] for row in rows] == ["claude-haiku-4-5", "claude-sonnet-4-5", "gpt-5", "total"]
     assert rows[-1][1] == "4"
-    assert money(rows[-1][-1]) == (round(A_TOTAL, 6), False)
+    assert money(rows[-1][COST]) == (round(A_TOTAL, 6), False)
 
 
 def test_every_format_agrees(log_a: Path, log_b: Path, log_c: Path) -> None:
@@ -406,7 +469,10 @@ def test_every_format_agrees(log_a: Path, log_b: Path, log_c: Path) -> None:
         assert group["calls"] == int(row["calls"]) == int(cells[1])
         cost = group["cost_usd"]  # None (JSON null) when nothing in the group could be priced
         assert (float(row["cost_usd"]) if row["cost_usd"] else None) == cost
-        assert money(cells[-1]) == (None if cost is None else round(cost, 6), group["lower_bound"])
+        assert money(cells[COST]) == (
+            None if cost is None else round(cost, 6),
+            group["lower_bound"],
+        )
 
 
 # -- grouping --------------------------------------------------------------------------------
@@ -566,10 +632,12 @@ def test_the_long_context_tier_prices_the_whole_request(tmp_path: Path) -> None:
 def test_unknown_model_is_a_lower_bound_in_the_table(log_c: Path) -> None:
     _, rows, notes = parse_table(ok(log_c).stdout)
     by_model = {row[0]: row for row in rows}
-    shown = by_model[UNKNOWN_MODEL][-1]
+    shown = by_model[UNKNOWN_MODEL][COST]
     assert shown == "unpriced", shown  # never a bare 0 for what nobody priced
-    assert money(by_model["claude-sonnet-4-5"][-1]) == (round(C_S, 6), False)
-    assert money(by_model["total"][-1]) == (round(C_S, 6), True)
+    # no cache read: a hit rate of 0; what the cache saved needs a price nobody knows
+    assert by_model[UNKNOWN_MODEL][-2:] == ["0.0%", "unknown"]
+    assert money(by_model["claude-sonnet-4-5"][COST]) == (round(C_S, 6), False)
+    assert money(by_model["total"][COST]) == (round(C_S, 6), True)
     assert len(notes) == 1 and UNKNOWN_MODEL in notes[0] and "lower bound" in notes[0]
     assert "--prices" in notes[0]
 
@@ -605,7 +673,7 @@ def test_a_model_known_only_by_its_prices_file_is_priced(log_c: Path, tmp_path: 
     assert document["lower_bound"] is False and document["unpriced_models"] == []
     assert close(document["total_cost_usd"], C_S + (10_000 * 4 + 1_000 * 16) / 1e6)
     _, rows, notes = parse_table(ok(log_c, "--prices", prices).stdout)
-    assert notes == [] and not any(row[-1].startswith(">=") for row in rows)
+    assert notes == [] and not any(row[COST].startswith(">=") for row in rows)
 
 
 # -- prices files ----------------------------------------------------------------------------
@@ -723,7 +791,8 @@ def test_since_filters_costs_too(log_a: Path) -> None:
 def test_nothing_left_after_filtering(log_a: Path) -> None:
     _, rows, notes = parse_table(ok(log_a, "--since", "2027-01-01").stdout)
     assert notes == []
-    assert rows == [["total", "0", "0", "0", "0", "0", "0", "0.000000"]]
+    # no input: no hit rate ("-"); nothing cached, nothing saved
+    assert rows == [["total", "0", "0", "0", "0", "0", "0", "0.000000", "-", "0.000000"]]
     document = as_json(log_a, "--since", "2027-01-01")
     assert document["groups"] == [] and document["total_cost_usd"] == 0
 
@@ -755,7 +824,7 @@ def test_a_damaged_log_is_skipped_and_the_others_count(
     assert message.endswith("; skipped")
     _, rows, notes = parse_table(result.stdout)
     assert [row[0] for row in rows] == [str(log_a), str(log_b), "total"]
-    assert money(rows[-1][-1]) == (round(A_TOTAL + B_G + B_S, 6), False)
+    assert money(rows[-1][COST]) == (round(A_TOTAL + B_G + B_S, 6), False)
     assert any("skipped" in note for note in notes)
 
 
@@ -1129,7 +1198,7 @@ def test_a_price_file_without_cache_prices_names_what_is_missing(
     prices = write(tmp_path, "p.json", b'{"my-model": {"input": 2, "output": 8}}')
     _, rows, notes = parse_table(ok(log, log_c, "--prices", prices).stdout)
     by_model = {row[0]: row for row in rows}
-    assert money(by_model[MY_MODEL][-1]) == (0.0028, True)
+    assert money(by_model[MY_MODEL][COST]) == (0.0028, True)
     assert len(notes) == 1
     assert (
         f"{MY_MODEL}: {prices} gives no cache_read price, and its calls have such tokens; "
@@ -1154,7 +1223,7 @@ def test_a_price_file_missing_two_prices(tmp_path: Path) -> None:
     log = write(tmp_path, "m.jsonl", LOG_M)
     prices = write(tmp_path, "p.toml", b"[my-model]\ninput = 2\n")
     _, rows, notes = parse_table(ok(log, "--prices", prices).stdout)
-    assert rows[0][-1] == "unpriced"
+    assert rows[0][COST] == "unpriced"
     assert (
         f"{MY_MODEL}: {prices} gives no output or cache_read price, and its calls have such "
         "tokens; add output, cache_read to its entry" in notes[0]
@@ -1183,8 +1252,9 @@ def test_a_tiny_cost_is_never_shown_as_zero(tmp_path: Path, fmt: str) -> None:
         _, rows, _ = parse_table(text)
     else:
         rows = [[c.strip() for c in ln.strip("|").split("|")] for ln in text.splitlines()[2:] if ln]
-    assert [row[-1] for row in rows] == ["0.0000000500", "0.0000000500"]
-    assert "0.000000 " not in text and not text.rstrip().endswith("0.000000")
+    assert [row[COST] for row in rows] == ["0.0000000500", "0.0000000500"]
+    # (what the cache saved, nothing: 0.000000, is a zero)
+    assert [row[-1] for row in rows] == ["0.000000", "0.000000"]
 
 
 @pytest.mark.parametrize(
@@ -1222,7 +1292,7 @@ def test_standard_input_is_a_log(log_b: Path) -> None:
     assert result.exit_code == 0, result.stderr
     _, rows, _ = parse_table(result.stdout)
     assert [row[0] for row in rows] == [str(log_b), "<stdin>", "total"]
-    assert money(rows[-1][-1]) == (round(A_TOTAL + B_G + B_S, 6), False)
+    assert money(rows[-1][COST]) == (round(A_TOTAL + B_G + B_S, 6), False)
 
 
 def test_damaged_standard_input_is_skipped(log_b: Path) -> None:
@@ -1231,7 +1301,7 @@ def test_damaged_standard_input_is_skipped(log_b: Path) -> None:
     assert message.startswith("sessiontools cost: error: <stdin>: line 1 (byte 0): ")
     assert message.endswith("; skipped")
     _, rows, _ = parse_table(result.stdout)
-    assert money(rows[-1][-1]) == (round(B_G + B_S, 6), False)
+    assert money(rows[-1][COST]) == (round(B_G + B_S, 6), False)
 
 
 def test_standard_input_twice_is_a_usage_error() -> None:
@@ -1372,7 +1442,7 @@ def test_a_name_too_long_is_one_line(log_a: Path, tmp_path: Path) -> None:
     message = one_error_line(result, 1)
     assert message == f"sessiontools cost: error: {long}: cannot read: File name too long; skipped"
     _, rows, notes = parse_table(result.stdout)
-    assert money(rows[-1][-1]) == (round(A_TOTAL, 6), False)
+    assert money(rows[-1][COST]) == (round(A_TOTAL, 6), False)
     assert notes == ["1 log(s) skipped as unreadable; see the messages above"]
 
 
@@ -1436,7 +1506,7 @@ def test_a_file_in_a_directory_without_permission_is_one_line(log_a: Path, noper
     message = one_error_line(result, 1)
     assert message == f"sessiontools cost: error: {log}: cannot read: Permission denied; skipped"
     _, rows, _ = parse_table(result.stdout)
-    assert money(rows[-1][-1]) == (round(A_TOTAL, 6), False)
+    assert money(rows[-1][COST]) == (round(A_TOTAL, 6), False)
 
 
 def test_a_directory_without_permission_cannot_be_read(log_a: Path, noperm: Path) -> None:
@@ -1494,7 +1564,7 @@ def test_a_directory_that_can_be_listed_but_not_searched(
         f"sessiontools cost: error: {listed / 'x.jsonl'}: cannot read: Permission denied; skipped"
     )
     _, rows, _ = parse_table(result.stdout)
-    assert money(rows[-1][-1]) == (round(A_TOTAL, 6), False)
+    assert money(rows[-1][COST]) == (round(A_TOTAL, 6), False)
 
 
 def test_compressed_logs_are_found_in_a_directory(tmp_path: Path) -> None:

@@ -39,7 +39,7 @@ from sessiontools import (
     report_html,
 )
 from sessiontools._cli.main import cli
-from sessiontools._html.costs import cache_hit_rate, cache_savings_usd
+from sessiontools._html.costs import cache_hit_rate
 from sessiontools._html.render import money, usd
 from tests.helpers import GOLDEN, REPO, SESSIONS
 from tests.html.report_logs import (
@@ -262,13 +262,17 @@ def test_cache_savings_per_call(tmp_path: Path) -> None:
     token as input, 13000*3 + 100*15 = 40,500: saved $0.0255.
     Call 2 (500 input, 50 output, 4,000 cache write): cost 1500 + 750 + 15000 = 17,250; plain
     4500*3 + 750 = 14,250: saved -$0.003 (the write premium).
-    Call 3: a model nobody prices, with cache reads: unknown (NaN)."""
+    Call 3: a model nobody prices, with cache reads: unknown (NaN).
+    Hit rates: 10000 / 13000, 0 / 4500, 50 / 150. The report takes both from the frames'
+    columns (``sessiontools._cost.cache``, also what ``sessiontools cost`` shows)."""
     log, prices = costed_log(tmp_path)
     book = PriceBook(prices)
     calls = read_costs(log, prices=book).model_calls
-    saved = cache_savings_usd(calls, book).tolist()
+    saved = calls["cache_savings_usd"].tolist()
     assert saved[:2] == [pytest.approx(0.0255), pytest.approx(-0.003)]
     assert math.isnan(saved[2])
+    rates = calls["cache_hit_rate"].tolist()
+    assert rates == [pytest.approx(10000 / 13000), 0.0, pytest.approx(50 / 150)]
     assert cache_hit_rate(1000, 10000, 2000) == pytest.approx(10000 / 13000)
     assert math.isnan(cache_hit_rate(0, 0, 0))
 

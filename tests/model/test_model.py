@@ -6,9 +6,20 @@ are at 09:30:SS+02:00 with SS = their seq unless a time is given, so times read 
 
 from __future__ import annotations
 
+import io
+import json
+
 import pytest
 
-from sessiontools import LabelSource, Run, Usage, parse_rfc3339
+from sessiontools import (
+    LabelSource,
+    Run,
+    SessionFold,
+    Usage,
+    iter_entries,
+    iter_runs,
+    parse_rfc3339,
+)
 from tests.helpers import assistant, line, outcome, read_bytes, result, t, usage, user
 from tests.logs import CRASH_AND_RESUME, DENY_REFUSE, ONE_TOOL, RETRIES
 
@@ -303,3 +314,82 @@ def test_seq_going_back_is_reported_once() -> None:
         "s.jsonl: line 9: a message entry outside any run (no run_started before it): "
         "it is in no run and no span",
     ]
+
+
+# A session labelled before its first run; run 0 is given a label by a labels entry, an
+# allowed decision and a result, refuses one result (its labels are not the session's), and
+# crashes in run 1 after a result with labels. Times: +02:00, then +01:00 from seq 9 on (a
+# daylight-saving switch).
+LABELLED = (
+    line(0, "labels", {"labels": ["project:apollo"], "source": "seed"})
+    + line(1, "run_started", {"prompt": "p"})
+    + line(2, "message", assistant(("c1", "fetch"), ("c2", "mail")))
+    + line(3, "labels", {"labels": ["team:x"], "source": "seed"})
+    + line(4, "decision", {"call_id": "c1", "tool": "fetch", "verdict": "allow", "labels": ["web"]})
+    + line(5, "tool_result", result("c1", "page", labels=["untrusted"]))
+    + line(6, "tool_result", result("c2", "secret", labels=["private"]))
+    + line(7, "message", assistant(text="done"))
+    + line(8, "run_ended", outcome(turns=2, refused=[{"call_id": "c2", "labels": ["private"]}]))
+    + line(9, "run_started", {"prompt": "q"}, "2026-10-18T08:30:09+01:00")
+    + line(10, "message", assistant(("c3", "fetch")), "2026-10-18T08:30:10+01:00")
+    + line(11, "tool_result", result("c3", "x", labels=["web2"]), "2026-10-18T08:30:11+01:00")
+    + line(
+        12,
+        "model_error",
+        {"error": {"kind": "overloaded", "status": 529}, "retry": True, "wait_ms": 10},
+        "2026-10-18T08:30:12+01:00",
+    )
+)
+
+
+def test_label_history_and_the_labels_at_each_entry() -> None:
+    """The labels the session held at each entry of a run (issue 14, cost by label): the
+    labels at its start (a labels entry before any run), then each entry that gave new ones:
+    a labels entry in the run (seq 3), an allowed decision (seq 4), a result (seq 5, its own
+    labels counting at it); the refused result at seq 6 gives none. The crashed run refuses
+    nothing: its result's labels count from seq 11."""
+    first, second = runs(LABELLED)
+    assert first.label_history == (
+        (1, ("project:apollo",)),
+        (3, ("project:apollo", "team:x")),
+        (4, ("project:apollo", "team:x", "web")),
+        (5, ("project:apollo", "team:x", "untrusted", "web")),
+    )
+    assert first.labels_at(2) == ("project:apollo",)
+    assert first.labels_at(5) == ("project:apollo", "team:x", "untrusted", "web")
+    assert first.labels_at(6) == first.labels_at(7) == first.labels_at(5)
+    assert first.labels_at(0) == ("project:apollo",)  # before the run: what it started with
+    everything = ("project:apollo", "team:x", "untrusted", "web")
+    assert second.label_history == ((9, everything), (11, (*everything, "web2")))
+    assert second.labels_at(10) == everything
+    assert second.labels_at(12) == (*everything, "web2")
+    assert second.labels == (*everything, "web2")
+
+
+def test_the_utc_offset_of_each_model_call() -> None:
+    """Turns and failed calls keep the UTC offset their entry was written with, a tool call
+    that of the entry it ends at (its result, else its run's last entry)."""
+    first, second = runs(LABELLED)
+    assert [turn.utc_offset_seconds for turn in first.turns] == [7200, 7200]
+    assert [call.end_utc_offset_seconds for call in first.tool_calls] == [7200, 7200]
+    assert second.turns[0].utc_offset_seconds == 3600
+    assert second.failed_calls[0].utc_offset_seconds == 3600
+    assert [call.end_utc_offset_seconds for call in second.tool_calls] == [3600]
+
+
+def test_a_fold_restored_between_runs_gives_the_same_label_history_and_offsets() -> None:
+    """The sender folds an appended log from a snapshot (``SessionFold.snapshot`` /
+    ``restore``): the runs after it carry the label history and UTC offsets of a fold that
+    read every entry. Run 1 of ``LABELLED`` starts with every label run 0 gave (seq 1 to 5)
+    and its own at +01:00; it is the same read either way."""
+    entries = list(iter_entries(io.BytesIO(LABELLED), name="s.jsonl"))
+    whole = list(iter_runs(entries, SessionFold("s.jsonl")))
+    split_at = next(i for i, e in enumerate(entries) if e.seq == 9)  # run 1's run_started
+    fold = SessionFold("s.jsonl")
+    before = [run for e in entries[:split_at] if (run := fold.feed(e)) is not None]
+    state = json.loads(json.dumps(fold.snapshot()))  # as the state file keeps it
+    after = list(iter_runs(entries[split_at:], SessionFold.restore("s.jsonl", state)))
+    assert before + after == whole
+    assert after[0].label_history == whole[1].label_history
+    assert after[0].label_history[0][1] == ("project:apollo", "team:x", "untrusted", "web")
+    assert [t.utc_offset_seconds for t in after[0].turns] == [3600]

@@ -72,7 +72,7 @@ def record_ways(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 def cut_where(monkeypatch: pytest.MonkeyPatch, cut_for: Callable[[str], int | None]) -> None:
     """Cut each log where ``cut_for(path)`` says (``None``: not at all), however small."""
-    monkeypatch.setattr(_cut, "find_cut", lambda path, size: cut_for(os.fspath(path)))
+    monkeypatch.setattr(_cut, "find_cut", lambda path, size, **_: cut_for(os.fspath(path)))
     monkeypatch.setattr(_cut, "SPLIT_FROM_BYTES", 0)
     monkeypatch.setattr(_cut, "available_cores", lambda: 2)
 

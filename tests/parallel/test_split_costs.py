@@ -58,6 +58,8 @@ def test_run_index_and_labels_count_from_the_start(tmp_path: Path, cut_costs_at:
     runs = pd.DataFrame(**frames["runs"])
     assert list(runs["run_index"]) == list(range(len(runs)))
     assert all("team:a" in labels for labels in runs["labels"])  # given before the cut
+    calls = pd.DataFrame(**frames["model_calls"])
+    assert all("team:a" in labels for labels in calls["labels"])  # each call's, too
 
 
 def test_negative_counts_on_both_sides_raise_the_first(tmp_path: Path, cut_costs_at: Any) -> None:
