@@ -379,7 +379,7 @@ def timeline_svg(tl: svg.Timeline, run_index: int, base: int, conversation: int)
     ``data-span-kind`` and ``data-span-id``; on the element, ``data-f`` (the index of its
     first mark's facts), ``data-l`` and ``data-o`` (the time axis' length and its start after
     the run's, ns) and ``data-c`` (the conversation id's string index). The page's script
-    sets each mark's ``x`` and ``width`` from its facts (``svg`` module docstring).
+    places each mark from its facts and makes it focusable (``svg`` module docstring).
 
     Written here rather than in the template, for speed (a run may have thousands of marks):
     nothing in it comes from the log as text. Numbers, classes and kinds come from fixed sets
