@@ -41,6 +41,7 @@ from sessiontools import (
 from sessiontools._cli.main import cli
 from sessiontools._html.costs import cache_hit_rate
 from sessiontools._html.render import money, usd
+from sessiontools._log.reader import printable
 from tests.helpers import GOLDEN, REPO, SESSIONS
 from tests.html.report_logs import (
     CONTENT_FIELDS,
@@ -228,6 +229,47 @@ def test_untrusted_text_is_text_everywhere(tmp_path: Path, content: bool) -> Non
     assert b"<" not in raw_facts and b">" not in raw_facts and b"&" not in raw_facts
     if content:
         assert text.count(PAYLOAD) > len(CONTENT_FIELDS)
+
+
+#: Characters that would not show, or would turn the text around them: ESC (a terminal's
+#: colour), a right-to-left override, a line separator, NUL, a C1 control (NEL), a left-to-
+#: right isolate, DEL.
+UNSHOWN = "\x1b[31m\u202e\u2028\x00\x85\u2066\x7f"
+
+
+@pytest.mark.parametrize("content", [False, True], ids=["plain", "content"])
+def test_control_and_bidi_characters_show_escaped(tmp_path: Path, content: bool) -> None:
+    """A tool's name, a labels entry's source (the labels table's "From"), the messages of
+    the conversation (with --content), the file's name and the title hold characters that
+    would not show or would reorder the text: the page holds none of them as they are, and
+    shows each escaped, as `printable` does on a terminal. The conversation keeps its line
+    breaks and tabs."""
+    odd = f"a{UNSHOWN}b"
+    shown = "a\\x1b[31m\\u202e\\u2028\\x00\\x85\\u2066\\x7fb"
+    assert printable(odd) == shown
+    in_name = UNSHOWN.replace("\x00", "")  # a file's name cannot hold NUL
+    log = tmp_path / f"log{in_name}.jsonl"
+    log.write_bytes(
+        marked_log(lambda field: f"{field}:{odd}\n\tnext", tool=f"tool{odd}", source=f"src{odd}")
+    )
+    html = quiet_report(log, content=content, title=f"title{odd}")
+    text = html.decode("utf-8")
+    for c in "\x1b\u202e\u2028\x00\x85\u2066\x7f":
+        assert c not in text, repr(c)
+    parsed = page(html)
+    visible = "".join(parsed.text)
+    assert f"title{shown}" in visible
+    assert f"tool{shown}" in visible  # cost by tool
+    assert f"src{shown}" in visible  # the labels' source
+    assert f"log{printable(in_name)}" in visible  # the session's name
+    facts = parsed.facts()
+    assert f"execute_tool tool{shown}" in facts["s"]
+    assert f"tool{shown}" in facts["s"]
+    if content:
+        assert f"assistant_text:{shown}\n\tnext" in visible  # lines and tabs kept
+        assert f"error_message:{shown}\n\tnext" in visible
+    else:
+        assert "assistant_text" not in visible
 
 
 # Costs: from the cost frames, hand-computed here.
