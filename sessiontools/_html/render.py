@@ -77,8 +77,7 @@ def multiline(text: str) -> Markup:
     but for its line breaks and tabs, kept (a ``\\r`` before a line break shows)."""
     return escape(
         "".join(
-            part if part in ("\n", "\t") else printable(part)
-            for part in _LINE_BREAKS.split(text)
+            part if part in ("\n", "\t") else printable(part) for part in _LINE_BREAKS.split(text)
         )
     )
 
