@@ -419,6 +419,46 @@ def test_zoom_keeps_the_middle_in_view_and_draws_the_axis_again(
 
 
 @pytest.mark.parametrize("content", [False, True], ids=["plain", "content"])
+def test_very_long_strings_stay_in_their_cells_and_the_hover_box(
+    browser: Any, tmp_path: Path, content: bool
+) -> None:
+    """A tool's name, a labels entry's source and every content field 3,000 characters long,
+    with no space to break at: the page does not grow sideways, no table cell and no text of
+    the hover box runs out of its box."""
+    long = "W" * 3000
+    log = tmp_path / "long.jsonl"
+    log.write_bytes(marked_log(lambda field: long, tool=long, source=long))
+    loaded = load(browser, write_report(tmp_path, log, content=content))
+    page = loaded.page
+    if content:
+        for details in page.locator("details").all():
+            details.evaluate("d => d.open = true")
+    width = page.evaluate("document.documentElement.clientWidth")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    overflowing = page.eval_on_selector_all(
+        "td, th, dd, h2, h4, pre, .item h5",
+        "els => els.filter(e => e.scrollWidth > e.clientWidth + 1 &&"
+        " getComputedStyle(e).overflowX === 'visible').map(e => e.outerHTML.slice(0, 80))",
+    )
+    assert overflowing == []
+    tip = page.locator("#st-tip")
+    tools = page.locator('[data-span-kind="execute_tool"]')
+    for i in range(tools.count()):
+        tools.nth(i).hover(force=True)
+        assert tip.is_visible()
+        box = tip.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= width
+        sizes = tip.evaluate(
+            "t => [t.scrollWidth, t.clientWidth,"
+            " Array.from(t.querySelectorAll('strong, td')).every("
+            "e => e.getBoundingClientRect().right <= t.getBoundingClientRect().right + 1)]"
+        )
+        assert sizes[0] <= sizes[1] + 1 and sizes[2], sizes
+    loaded.check_quiet()
+    page.close()
+
+
+@pytest.mark.parametrize("content", [False, True], ids=["plain", "content"])
 def test_script_in_every_field_never_runs(browser: Any, tmp_path: Path, content: bool) -> None:
     log = tmp_path / 'x"><img src=x onerror=window.__x=1>.jsonl'
     log.write_bytes(marked_log(lambda field: PAYLOAD, tool=PAYLOAD, source=PAYLOAD))
