@@ -32,6 +32,7 @@ __all__ = [
     "find_named_logs",
     "is_one_file",
     "path_conversation_id",
+    "strip_log_ending",
 ]
 
 
@@ -187,7 +188,7 @@ def _search(directory: Path) -> list[Path | Unlisted]:
 # The conversation ids of many logs.
 
 
-def _strip(name: str) -> str:
+def strip_log_ending(name: str) -> str:
     """``name`` without ``.jsonl`` or ``.jsonl.gz`` (unless that is all of it)."""
     for ending in (".jsonl.gz", ".jsonl"):
         if name.endswith(ending) and len(name) > len(ending):
@@ -208,7 +209,7 @@ def path_conversation_id(path: str) -> str:
     it was found in, or as given): ``/`` between names, without ``.jsonl`` / ``.jsonl.gz``
     (``evals/case-1/session.jsonl`` is ``evals/case-1/session``); each byte of the path that
     is not UTF-8 as U+FFFD."""
-    return _strip(_clean(shown_name(path)))
+    return strip_log_ending(_clean(shown_name(path)))
 
 
 def is_one_file(path: str) -> bool:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .._log.reader import printable, shown_name
-from .._log.sources import _strip, default_conversation_id, find_named_logs, is_one_file
+from .._log.sources import default_conversation_id, find_named_logs, is_one_file, strip_log_ending
 from .._model.identity import RunIdentity
 
 __all__ = [
@@ -83,7 +83,7 @@ def session_logs(
         if not os.path.lexists(path):
             raise FileNotFoundError(f"no log at {name}")
         cid = conversation_id if conversation_id is not None else default_conversation_id(name)
-        return [SessionLog(path, name, cid, output_path(_strip(path.name)))]
+        return [SessionLog(path, name, cid, output_path(strip_log_ending(path.name)))]
     if "-" in paths:
         raise ValueError("- (standard input) can be read only as the one log given")
     out: list[SessionLog] = []
