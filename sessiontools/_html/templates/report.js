@@ -198,14 +198,15 @@
     return Math.floor(m / 60) + " h" + (m % 60 ? " " + (m % 60) + " min" : "");
   }
 
-  function ticks(svg, zoomed) {
+  // A run's axis for the part of it in view: ``left`` px scrolled, ``view`` px wide, the
+  // drawing ``zoomed`` times the view. Reads nothing of the layout: zooming draws a thousand
+  // runs' axes at once, and reading a size between two changes makes the browser lay the
+  // page out again each time.
+  function ticks(svg, left, view, zoomed) {
     var length = Number(svg.getAttribute("data-l"));
     var old = svg.querySelectorAll(":scope > text");
-    if (!length || !old.length) return;
-    var scroller = svg.parentNode;
-    var width = scroller.clientWidth * zoomed;
-    if (!width) return;
-    var from = length * scroller.scrollLeft / width;
+    if (!length || !old.length || !view) return;
+    var from = Math.max(0, length * left / (view * zoomed));
     var to = Math.min(length, from + length / zoomed);
     var step = nice((to - from) / 4);
     var y = old[0].getAttribute("y");
@@ -221,27 +222,55 @@
     }
   }
 
+  // Runs near the window (stNear): setting how far a run far from it is scrolled would make
+  // the browser lay out what it skips (content-visibility), 2 ms a run; such a run gets its
+  // scroll (stPending) as it comes near.
+  var near = typeof IntersectionObserver === "function" ? new IntersectionObserver(function (entries) {
+    for (var i = 0; i < entries.length; i++) {
+      var scroller = entries[i].target;
+      scroller.stNear = entries[i].isIntersecting;
+      if (scroller.stNear && scroller.stPending) {
+        scroller.stPending = false;
+        scroller.scrollLeft = scroller.stLeft;
+      }
+    }
+  }, {rootMargin: "100% 0px"}) : null;
+  if (near) {
+    var all = document.querySelectorAll(".tl-scroll");
+    for (var n = 0; n < all.length; n++) near.observe(all[n]);
+  }
+
   // Zooming widens every run's drawing of the session; each keeps the time at the middle of
-  // its view there, and its axis is drawn again for what is in view.
+  // its view there, and its axis is drawn again for what is in view. Every run's view is as
+  // wide as the first's (the timeline's width); how far each is scrolled is kept as it
+  // scrolls (stLeft), so nothing is read of the layout between the changes: first every
+  // run's scroll is set, then every axis drawn.
   function zoom(button) {
     var box = button.closest("[data-zoom-box]");
     var was = Number(box.getAttribute("data-zoom-box"));
     var at = ZOOMS.indexOf(was);
     at = Math.max(0, Math.min(ZOOMS.length - 1, at + (button.getAttribute("data-zoom") === "in" ? 1 : -1)));
-    if (ZOOMS[at] === was) return;
+    var now = ZOOMS[at];
+    if (now === was) return;
     var scrollers = box.querySelectorAll(".tl-scroll");
-    var middles = [];
-    for (var i = 0; i < scrollers.length; i++) {
-      middles.push(scrollers[i].scrollLeft + scrollers[i].clientWidth / 2);
-    }
+    if (!scrollers.length) return;
+    var view = scrollers[0].clientWidth;
     box.classList.remove("z" + was);
-    box.setAttribute("data-zoom-box", String(ZOOMS[at]));
-    box.classList.add("z" + ZOOMS[at]);
-    box.querySelector(".zoom output").textContent = ZOOMS[at] + "\u00d7";
+    box.setAttribute("data-zoom-box", String(now));
+    box.classList.add("z" + now);
+    box.querySelector(".zoom output").textContent = now + "\u00d7";
+    var lefts = [];
+    for (var i = 0; i < scrollers.length; i++) {
+      var left = ((scrollers[i].stLeft || 0) + view / 2) * now / was - view / 2;
+      left = Math.max(0, Math.min(view * (now - 1), left));
+      scrollers[i].stLeft = left;
+      scrollers[i].stPending = !!near && !scrollers[i].stNear;
+      if (!scrollers[i].stPending) scrollers[i].scrollLeft = left;
+      lefts.push(left);
+    }
     for (var j = 0; j < scrollers.length; j++) {
-      scrollers[j].scrollLeft = middles[j] * ZOOMS[at] / was - scrollers[j].clientWidth / 2;
       var svg = scrollers[j].querySelector("svg.tl-svg");
-      if (svg) ticks(svg, ZOOMS[at]);
+      if (svg) ticks(svg, lefts[j], view, now);
     }
   }
 
@@ -256,10 +285,13 @@
     window.requestAnimationFrame(function () {
       var now = waiting;
       waiting = [];
+      var sizes = now.map(function (s) { return [s.scrollLeft, s.clientWidth]; });
       for (var i = 0; i < now.length; i++) {
         var box = now[i].closest("[data-zoom-box]");
         var svg = now[i].querySelector("svg.tl-svg");
-        if (box && svg) ticks(svg, Number(box.getAttribute("data-zoom-box")));
+        now[i].stLeft = sizes[i][0];
+        now[i].stPending = false;
+        if (box && svg) ticks(svg, sizes[i][0], sizes[i][1], Number(box.getAttribute("data-zoom-box")));
       }
     });
   }, true);
