@@ -231,7 +231,8 @@
       scroller.stNear = entries[i].isIntersecting;
       if (scroller.stNear && scroller.stPending) {
         scroller.stPending = false;
-        scroller.scrollLeft = scroller.stLeft;
+        // a mark reached with Tab has been scrolled into view already: it stays there
+        if (!scroller.contains(document.activeElement)) scroller.scrollLeft = scroller.stLeft;
       }
     }
   }, {rootMargin: "100% 0px"}) : null;
