@@ -518,5 +518,18 @@ def test_a_thousand_runs_load_and_paint_within_two_seconds(browser: Any, tmp_pat
     page.wait_for_timeout(200)
     view = far.evaluate("e => e.clientWidth")
     assert far.evaluate("e => e.scrollLeft") == pytest.approx(view / 2, abs=1)
+    # a mark reached with the keyboard in a run far below stays in view: the run keeps the
+    # scroll that showed it (its first model call, left of the middle kept by the zoom)
+    other = page.locator(".tl-scroll").nth(800)
+    other.locator('[data-span-kind="chat"]').first.focus()
+    page.wait_for_timeout(200)
+    shown = other.evaluate(
+        """e => {
+            const mark = e.querySelector('[data-span-kind="chat"]').getBoundingClientRect();
+            const box = e.getBoundingClientRect();
+            return mark.left >= box.left && mark.right <= box.right;
+        }"""
+    )
+    assert shown
     loaded.check_quiet()
     page.close()
