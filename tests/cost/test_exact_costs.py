@@ -1,0 +1,63 @@
+"""Each call's cost is the float nearest its exact cost, and the budget's total is exact
+(a new user's trial: $0.0045 was 0.0045000000000000005 and failed --max-cost 0.0045).
+
+The exact costs are worked out here in ``Decimal`` from the prices as written (US dollars per
+million tokens), independently of the code under test: count * price / 10^6, summed."""
+
+from __future__ import annotations
+
+from decimal import Decimal, localcontext
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sessiontools import PriceBook, Prices
+from sessiontools._cost.pricing import Codes, exact_total, price_calls
+
+#: prices as people write them: up to four decimals per million tokens
+_price = st.decimals(min_value=0, max_value=100, places=4, allow_nan=False, allow_infinity=False)
+_count = st.integers(min_value=0, max_value=10**9)
+_call = st.tuples(_count, _count, _count, _count)
+
+
+def exact_cost(counts: tuple[int, ...], prices: tuple[Decimal, ...]) -> Decimal:
+    with localcontext() as ctx:
+        ctx.prec = 100
+        return sum(
+            (Decimal(c) * p / Decimal(10**6) for c, p in zip(counts, prices, strict=True)),
+            Decimal(0),
+        )
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.tuples(_price, _price, _price, _price), st.lists(_call, min_size=1, max_size=20))
+def test_each_cost_is_the_nearest_float_and_the_total_is_exact(
+    prices: tuple[Decimal, ...], calls: list[tuple[int, ...]]
+) -> None:
+    book = PriceBook(
+        {"m": Prices(*(float(p) for p in prices))},  # input, output, cache_write, cache_read
+        genai_prices=False,
+    )
+    # Prices' order is input, output, cache_write, cache_read; the counts' is input, output,
+    # cache_read, cache_write
+    per_count = (prices[0], prices[1], prices[3], prices[2])
+    n = len(calls)
+    columns = np.array(calls, dtype=np.float64).reshape(n, 4)
+    counts = {
+        "input_tokens": columns[:, 0],
+        "output_tokens": columns[:, 1],
+        "cache_read_tokens": columns[:, 2],
+        "cache_write_tokens": columns[:, 3],
+    }
+    found = price_calls(
+        np.full(n, 1_790_000_000 * 10**9, dtype=np.int64),
+        Codes.of([None] * n),
+        Codes.of(["m"] * n),
+        counts,
+        np.ones(n, dtype=bool),
+        book,
+    )
+    want = [exact_cost(c, per_count) for c in calls]
+    assert found.cost_usd.tolist() == [float(w) for w in want]
+    assert exact_total(found.cost_usd, found.cost_scale, found.priced) == sum(want, Decimal(0))
