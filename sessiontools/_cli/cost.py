@@ -214,7 +214,7 @@ def _over_budget(
 
     cost = float(total["cost_usd"])
     above = cost > limit if exact is None else exact > Decimal(shown)
-    models = ", ".join(total["unpriced_models"]) or "(no model named)"
+    models = _models(total["unpriced_models"])
     if total["lower_bound"]:
         if math.isnan(cost):
             return (
@@ -234,6 +234,22 @@ def _over_budget(
     if above:
         return f"the total cost ${usd_text(cost)} is above the limit of ${shown} (--max-cost)"
     return None
+
+
+#: How many unpriced models the --max-cost line names.
+_NAMED_MODELS = 5
+
+
+def _models(models: tuple[str, ...]) -> str:
+    """The unpriced models as the --max-cost line names them: the first few, each cut as the
+    table cuts a name (a model id can be megabytes long), and how many more."""
+    from .._cost.report import _fit
+
+    if not models:
+        return "(no model named)"
+    named = ", ".join(_fit(model) for model in models[:_NAMED_MODELS])
+    more = len(models) - _NAMED_MODELS
+    return named + (f" and {more} more" if more > 0 else "")
 
 
 def _colour(stream: IO[str] | None) -> bool:

@@ -556,3 +556,21 @@ def test_the_progress_bar_waits_for_long_work(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(messages.sys, "stderr", stream)
     with messages._progress(1) as step:
         assert step is None
+
+
+def test_the_budget_line_names_long_and_many_models_shortly(tmp_path: Path) -> None:
+    """A model id of 100,000 characters and seven more unpriced models: the --max-cost line
+    names five, the long one cut to 100 columns, and "and 3 more"."""
+    logs = [
+        write(
+            tmp_path,
+            f"{i}.jsonl",
+            one_call(name, "acme", {"input_tokens": 1}).replace(
+                b'"hi"}}', f'"hi{i}"}}}}'.encode(), 1
+            ),
+        )
+        for i, name in enumerate(["a" * 100_000, *(f"acme-{k}" for k in range(7))])
+    ]
+    line = one_error_line(invoke(*logs, "--max-cost", "1"), 3)
+    assert len(line) < 600
+    assert "a" * 99 + "…, acme-0, acme-1, acme-2, acme-3 and 3 more" in line
