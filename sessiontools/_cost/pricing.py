@@ -12,6 +12,7 @@ sorted list of the distinct values, -1 for none (a pandas ``Categorical`` withou
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -186,7 +187,7 @@ def price_calls(
             exact = rates.exact.cost(*(int(counts[column][i]) for column, _ in _RATE_FIELDS))
         if exact is not None:
             cost[i] = float(exact)  # the float nearest the exact cost
-            digits = rates.exact.scaled()[0] if rates.exact is not None else 0
+            digits = _scaled(rates.exact)[0] if rates.exact is not None else 0
             units = EXACT.scaleb(exact, digits)
             if digits <= _MAX_SCALE and units < _MAX_UNITS and units == units.to_integral_value():
                 scale[i] = digits
@@ -248,6 +249,10 @@ def price_calls(
     )
 
 
+#: ``ExactRates.scaled``, once per rates (the calls priced one by one ask for each call)
+_scaled = functools.lru_cache(maxsize=1024)(ExactRates.scaled)
+
+
 #: The largest scale whose power of ten is an exact float (10**22), and the most units a
 #: cost may have to be worked out exactly in floats: whole numbers below 2^50 add up and
 #: multiply exactly, and come back from ``cost * 10**scale`` by rounding (``exact_total``).
@@ -263,7 +268,7 @@ def _exactly(
     below 2^50), divided by ``10**scale``: the float nearest the exact cost, into ``total``
     (one value per row) and its scale into ``scale`` (one per call). Calls with a count at an
     unknown rate (NaN already) and calls too dear for 2^50 units keep the float sum."""
-    digits, rates, request = exact.scaled()
+    digits, rates, request = _scaled(exact)
     if digits > _MAX_SCALE:
         return
     units = np.full(len(rows), float(request), dtype=np.float64)

@@ -61,3 +61,47 @@ def test_each_cost_is_the_nearest_float_and_the_total_is_exact(
     want = [exact_cost(c, per_count) for c in calls]
     assert found.cost_usd.tolist() == [float(w) for w in want]
     assert exact_total(found.cost_usd, found.cost_scale, found.priced) == sum(want, Decimal(0))
+
+
+def test_calls_priced_one_by_one_are_exact_too() -> None:
+    """deepseek-chat's prices change within the day (off-peak hours), so its calls are priced
+    one by one: each cost is still the float of its exact cost (``Rates.exact``, the cost
+    ``PriceBook.cost_usd`` gives, each at its own time), and the total is their exact sum."""
+    from sessiontools import Usage
+    from sessiontools._model.usage import inclusive_input_tokens
+
+    book = PriceBook()
+    day = 1_767_225_600 * 10**9  # 2026-01-01T00:00Z
+    times = [day + h * 3600 * 10**9 for h in (1, 10, 17, 23)]
+    usages = [Usage(1000, 100), Usage(7, 3, 1234, 0), Usage(1, 1), Usage(999_999, 0, 5, 0)]
+    n = len(times)
+    counts = {
+        "input_tokens": np.array([u.input_tokens for u in usages], dtype=np.float64),
+        "output_tokens": np.array([u.output_tokens for u in usages], dtype=np.float64),
+        "cache_read_tokens": np.array([u.cache_read_tokens for u in usages], dtype=np.float64),
+        "cache_write_tokens": np.array([u.cache_write_tokens for u in usages], dtype=np.float64),
+    }
+    found = price_calls(
+        np.array(times, dtype=np.int64),
+        Codes.of(["deepseek"] * n),
+        Codes.of(["deepseek-chat"] * n),
+        counts,
+        np.ones(n, dtype=bool),
+        book,
+    )
+    assert not book.whole_day("deepseek", "deepseek-chat", times[0])  # one by one
+    want = []
+    for t, u in zip(times, usages, strict=True):
+        table = book.table("deepseek", "deepseek-chat", t)
+        assert table is not None
+        exact = table.rates_for(inclusive_input_tokens(u)).exact
+        assert exact is not None
+        cost = exact.cost(u.input_tokens, u.output_tokens, u.cache_read_tokens, 0)
+        assert cost is not None
+        want.append(cost)
+    assert found.cost_usd.tolist() == [float(w) for w in want]
+    assert found.cost_usd.tolist() == [
+        book.cost_usd("deepseek", "deepseek-chat", t, u) for t, u in zip(times, usages, strict=True)
+    ]
+    assert (found.cost_scale >= 0).all()
+    assert exact_total(found.cost_usd, found.cost_scale, found.priced) == sum(want, Decimal(0))
