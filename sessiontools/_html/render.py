@@ -6,6 +6,13 @@ text written). Each span's facts travel in one JSON block (``st-facts``) the scr
 a mark is hovered; strings from the log only ever reach the page as escaped text: Jinja2
 escapes them in elements and attributes, and the JSON block has ``<``, ``>`` and ``&``
 written as ``\\u003c``, ``\\u003e`` and ``\\u0026``, so it cannot end its element.
+
+Characters that would not show, or would change how the text around them shows, are shown
+escaped, as ``printable`` shows them on a terminal: control characters (``\\x1b``,
+``\\x00``, ``\\n``...), line and paragraph separators (``\\u2028``) and the marks and
+overrides that reorder text (``\\u202e``), in every value a template writes (the
+environment's ``finalize``) and every string of the facts. The conversation (``--content``)
+keeps its lines and tabs (``multiline``).
 """
 
 from __future__ import annotations
@@ -23,11 +30,11 @@ from typing import Any
 
 import jinja2
 import orjson
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from .._cost.frames import PriceSource
 from .._cost.rows import Logs
-from .._log.reader import MAX_LINE_BYTES
+from .._log.reader import MAX_LINE_BYTES, printable
 from .._otel.spans import STATUS_CODE_ERROR, AttributeValue
 from .._version import __version__
 from . import svg
@@ -47,9 +54,32 @@ _UNSAFE_IN_SCRIPT = ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026"))
 
 
 def _clean(text: str) -> str:
-    """``text`` as UTF-8 can carry it: a lone surrogate (from an escape such as ``\\ud800`` in a
-    log) becomes U+FFFD."""
-    return text if text.isascii() else _LONE_SURROGATE.sub("\ufffd", text)
+    """``text`` as the page shows it (``printable``): control characters, separators and
+    text-reordering marks escaped (``\\x1b``, ``\\u202e``), a lone surrogate (from an escape
+    such as ``\\ud800`` in a log) as U+FFFD."""
+    return printable(text)
+
+
+def _shown(value: Any) -> Any:
+    """What a template writes for ``value`` (the environment's ``finalize``, before it is
+    escaped): text from a log as ``_clean`` shows it; the page's own markup (``Markup``) and
+    numbers as they are."""
+    if type(value) is str:
+        return printable(value)
+    return value
+
+
+_LINE_BREAKS = re.compile("([\n\t])")
+
+
+def multiline(text: str) -> Markup:
+    """Text of the conversation in a ``pre`` block, escaped as HTML: as ``_clean`` shows it,
+    but for its line breaks and tabs, kept (a ``\\r`` before a line break shows)."""
+    return escape(
+        "".join(
+            part if part in ("\n", "\t") else printable(part) for part in _LINE_BREAKS.split(text)
+        )
+    )
 
 
 def _sha256(text: str) -> str:
@@ -126,8 +156,10 @@ def _environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        finalize=_shown,
     )
     env.filters.update(
+        multiline=multiline,
         money=money,
         usd=usd,
         axis_usd=axis_usd,
@@ -379,7 +411,7 @@ def timeline_svg(tl: svg.Timeline, run_index: int, base: int, conversation: int)
     ``data-span-kind`` and ``data-span-id``; on the element, ``data-f`` (the index of its
     first mark's facts), ``data-l`` and ``data-o`` (the time axis' length and its start after
     the run's, ns) and ``data-c`` (the conversation id's string index). The page's script
-    sets each mark's ``x`` and ``width`` from its facts (``svg`` module docstring).
+    places each mark from its facts and makes it focusable (``svg`` module docstring).
 
     Written here rather than in the template, for speed (a run may have thousands of marks):
     nothing in it comes from the log as text. Numbers, classes and kinds come from fixed sets
@@ -438,8 +470,10 @@ def render_report_html(data: ReportData, *, title: str | None = None) -> bytes:
 
 def page_name(session: SessionView) -> str:
     """A session's page when the report is written as pages: ``0001-NAME.html``, ``NAME`` its
-    conversation id with every character but letters, digits, ``.``, ``_`` and ``-`` replaced."""
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", session.conversation_id)[:60].strip("-.")
+    conversation id with every run of characters but letters, digits, ``.``, ``_`` and ``-``
+    as one ``-`` (``a/s`` is ``a-s``), its last 60 characters (where ids of many logs differ:
+    ``evals/run-7/case-12/session``)."""
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", session.conversation_id)[-60:].strip("-.")
     return f"{session.number:04d}-{slug or 'session'}.html"
 
 

@@ -4,10 +4,13 @@ Numbers only; the templates write the elements. A run's timeline is drawn to sca
 x and width are percentages of the drawing's width (so zooming widens the drawing, and text
 stays upright), y and height pixels. A mark's x and width are set by the page's script from
 its span's start and duration in the facts (``render._Facts``), which hold them to the
-nanosecond anyway: written as attributes too, they were a third of each mark's bytes. Its
+nanosecond anyway: written as attributes too, they were a third of each mark's bytes. The
+script sets them as the style's ``--x`` and ``--w``; the style draws a mark at least 4 pixels
+wide, centred on its time, so a span of no length can be seen and hovered at any zoom. Its
 row's group places it in y, its lane's style gives its height. The axis' ticks are written
 here, with four decimals (a millionth of the run), so the same run always gives the same
-bytes.
+bytes; once zoomed, the script draws them again for the part of the run in view, by the same
+rule.
 """
 
 from __future__ import annotations

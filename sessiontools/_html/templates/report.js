@@ -20,20 +20,31 @@
     return +(Math.min(Math.max(fraction, 0), 1) * 100).toFixed(4) + "%";
   }
 
-  // Each run's marks, placed in time: x and width from their facts' start and duration, as
-  // fractions of the run's time axis (data-l ns long, starting data-o ns after the run).
+  // Each run's marks, placed in time: --x and --w (the style's x and width) from their facts'
+  // start and duration, as fractions of the run's time axis (data-l ns long, starting data-o
+  // ns after the run). The style gives a mark at least a few pixels, centred on its time,
+  // whatever the zoom: a call of no length can still be seen, hovered and clicked. Each mark
+  // is reached with Tab too (tabindex), and shows its facts when it has the focus. Marks
+  // under a hundredth of the run are drawn last in their row, over the longer ones (a failed
+  // call of no length where its retry starts), so they can still be hovered; a mark's facts
+  // are found by its place in the page as written (svg.stMarks).
   function draw(svg) {
     var base = Number(svg.getAttribute("data-f"));
     var length = Number(svg.getAttribute("data-l"));
     var origin = Number(svg.getAttribute("data-o") || 0);
     var marks = svg.querySelectorAll("[data-span-id]");
+    var short = [];
     svg.stMarks = Array.prototype.slice.call(marks);
     for (var i = 0; i < marks.length; i++) {
-      var r = F[base + i];
+      var r = F[base + i], style = marks[i].style;
       var x = length ? (r[2] - origin) / length : 0;
-      if (x > 0) marks[i].setAttribute("x", percent(x));
-      marks[i].setAttribute("width", percent(length ? r[3] / length : 1));
+      var w = length ? r[3] / length : 1;
+      if (x > 0) style.setProperty("--x", percent(x));
+      style.setProperty("--w", percent(w));
+      marks[i].setAttribute("tabindex", "0");
+      if (w < 0.01) short.push(marks[i]);
     }
+    for (var j = 0; j < short.length; j++) short[j].parentNode.appendChild(short[j]);
   }
 
   var drawings = document.querySelectorAll("svg.tl-svg");
@@ -165,15 +176,126 @@
     tip.hidden = true;
   }
 
+  // The time axis' ticks, in the part of the run in view: three or four round times (1, 2 or
+  // 5 times a power of ten after the axis' start), as the page is written at 1x
+  // (sessiontools/_html/svg.py, _ticks), a label near the view's right end ending at its tick.
+  function nice(value) {
+    var power = Math.pow(10, Math.floor(Math.log10(Math.max(value, 1))));
+    var steps = [1, 2, 5, 10];
+    for (var i = 0; i < steps.length; i++) if (steps[i] * power >= value) return steps[i] * power;
+    return 10 * power;
+  }
+
+  function tickLabel(ns) {  // as svg.format_duration: three significant digits
+    if (ns === 0) return "0";
+    if (ns < 1e3) return ns + " ns";
+    if (ns < 1e6) return +(ns / 1e3).toPrecision(3) + " \u00b5s";
+    if (ns < 1e9) return +(ns / 1e6).toPrecision(3) + " ms";
+    var s = ns / 1e9;
+    if (s < 60) return +s.toPrecision(3) + " s";
+    var m = Math.floor(Math.round(s) / 60), sec = Math.round(s) % 60;
+    if (m < 60) return m + " min" + (sec ? " " + sec + " s" : "");
+    return Math.floor(m / 60) + " h" + (m % 60 ? " " + (m % 60) + " min" : "");
+  }
+
+  // A run's axis for the part of it in view: ``left`` px scrolled, ``view`` px wide, the
+  // drawing ``zoomed`` times the view. Reads nothing of the layout: zooming draws a thousand
+  // runs' axes at once, and reading a size between two changes makes the browser lay the
+  // page out again each time.
+  function ticks(svg, left, view, zoomed) {
+    var length = Number(svg.getAttribute("data-l"));
+    var old = svg.querySelectorAll(":scope > text");
+    if (!length || !old.length || !view) return;
+    var from = Math.max(0, length * left / (view * zoomed));
+    var to = Math.min(length, from + length / zoomed);
+    var step = nice((to - from) / 4);
+    var y = old[0].getAttribute("y");
+    var first = svg.querySelector(":scope > g");
+    for (var i = 0; i < old.length; i++) svg.removeChild(old[i]);
+    for (var t = Math.max(step, Math.ceil(from / step) * step); t <= to; t += step) {
+      var text = document.createElementNS("http://www.w3.org/2000/svg", "text");
+      text.setAttribute("x", percent(t / length));
+      text.setAttribute("y", y);
+      if (t - from > 0.9 * (to - from)) text.setAttribute("text-anchor", "end");
+      text.textContent = tickLabel(t);
+      svg.insertBefore(text, first);
+    }
+  }
+
+  // Runs near the window (stNear): setting how far a run far from it is scrolled would make
+  // the browser lay out what it skips (content-visibility), 2 ms a run; such a run gets its
+  // scroll (stPending) as it comes near.
+  var near = typeof IntersectionObserver === "function" ? new IntersectionObserver(function (entries) {
+    for (var i = 0; i < entries.length; i++) {
+      var scroller = entries[i].target;
+      scroller.stNear = entries[i].isIntersecting;
+      if (scroller.stNear && scroller.stPending) {
+        scroller.stPending = false;
+        // a mark reached with Tab has been scrolled into view already: it stays there
+        if (!scroller.contains(document.activeElement)) scroller.scrollLeft = scroller.stLeft;
+      }
+    }
+  }, {rootMargin: "100% 0px"}) : null;
+  if (near) {
+    var all = document.querySelectorAll(".tl-scroll");
+    for (var n = 0; n < all.length; n++) near.observe(all[n]);
+  }
+
+  // Zooming widens every run's drawing of the session; each keeps the time at the middle of
+  // its view there, and its axis is drawn again for what is in view. Every run's view is as
+  // wide as the first's (the timeline's width); how far each is scrolled is kept as it
+  // scrolls (stLeft), so nothing is read of the layout between the changes: first every
+  // run's scroll is set, then every axis drawn.
   function zoom(button) {
     var box = button.closest("[data-zoom-box]");
-    var at = ZOOMS.indexOf(Number(box.getAttribute("data-zoom-box")));
+    var was = Number(box.getAttribute("data-zoom-box"));
+    var at = ZOOMS.indexOf(was);
     at = Math.max(0, Math.min(ZOOMS.length - 1, at + (button.getAttribute("data-zoom") === "in" ? 1 : -1)));
-    box.classList.remove("z" + box.getAttribute("data-zoom-box"));
-    box.setAttribute("data-zoom-box", String(ZOOMS[at]));
-    box.classList.add("z" + ZOOMS[at]);
-    box.querySelector(".zoom output").textContent = ZOOMS[at] + "\u00d7";
+    var now = ZOOMS[at];
+    if (now === was) return;
+    var scrollers = box.querySelectorAll(".tl-scroll");
+    if (!scrollers.length) return;
+    var view = scrollers[0].clientWidth;
+    box.classList.remove("z" + was);
+    box.setAttribute("data-zoom-box", String(now));
+    box.classList.add("z" + now);
+    box.querySelector(".zoom output").textContent = now + "\u00d7";
+    var lefts = [];
+    for (var i = 0; i < scrollers.length; i++) {
+      var left = ((scrollers[i].stLeft || 0) + view / 2) * now / was - view / 2;
+      left = Math.max(0, Math.min(view * (now - 1), left));
+      scrollers[i].stLeft = left;
+      scrollers[i].stPending = !!near && !scrollers[i].stNear;
+      if (!scrollers[i].stPending) scrollers[i].scrollLeft = left;
+      lefts.push(left);
+    }
+    for (var j = 0; j < scrollers.length; j++) {
+      var svg = scrollers[j].querySelector("svg.tl-svg");
+      if (svg) ticks(svg, lefts[j], view, now);
+    }
   }
+
+  // Scrolling a zoomed run draws its axis again for what came into view (once a frame).
+  var waiting = [];
+  document.addEventListener("scroll", function (e) {
+    var scroller = e.target;
+    if (!scroller.classList || !scroller.classList.contains("tl-scroll")) return;
+    if (waiting.indexOf(scroller) >= 0) return;
+    waiting.push(scroller);
+    if (waiting.length > 1) return;
+    window.requestAnimationFrame(function () {
+      var now = waiting;
+      waiting = [];
+      var sizes = now.map(function (s) { return [s.scrollLeft, s.clientWidth]; });
+      for (var i = 0; i < now.length; i++) {
+        var box = now[i].closest("[data-zoom-box]");
+        var svg = now[i].querySelector("svg.tl-svg");
+        now[i].stLeft = sizes[i][0];
+        now[i].stPending = false;
+        if (box && svg) ticks(svg, sizes[i][0], sizes[i][1], Number(box.getAttribute("data-zoom-box")));
+      }
+    });
+  }, true);
 
   document.addEventListener("mouseover", function (e) {
     if (pinned) return;
@@ -193,19 +315,49 @@
     if (button) { zoom(button); return; }
     var mark = markOf(e.target);
     if (mark) {
-      if (pinned) pinned.classList.remove("sel");
-      pinned = mark;
-      mark.classList.add("sel");
-      fill(mark);
-      tip.hidden = false;
-      tip.classList.add("pinned");
-      place(e.clientX, e.clientY);
+      pin(mark, e.clientX, e.clientY);
     } else if (pinned && !tip.contains(e.target)) {
       unpin();
     }
   });
 
+  function pin(mark, x, y) {
+    if (pinned) pinned.classList.remove("sel");
+    pinned = mark;
+    mark.classList.add("sel");
+    fill(mark);
+    tip.hidden = false;
+    tip.classList.add("pinned");
+    place(x, y);
+  }
+
+  function corner(mark) {  // where the facts of a mark reached with the keyboard show
+    var box = mark.getBoundingClientRect();
+    return [box.left + box.width / 2, box.bottom];
+  }
+
+  // The keyboard: a mark with the focus shows its facts (Tab goes from mark to mark); Enter or
+  // space keeps them, as a click; Escape lets go.
+  document.addEventListener("focusin", function (e) {
+    var mark = markOf(e.target);
+    if (!mark || pinned) return;
+    fill(mark);
+    tip.hidden = false;
+    var at = corner(mark);
+    place(at[0], at[1]);
+  });
+
+  document.addEventListener("focusout", function (e) {
+    if (!pinned && markOf(e.target)) tip.hidden = true;
+  });
+
   document.addEventListener("keydown", function (e) {
-    if (e.key === "Escape") unpin();
+    if (e.key === "Escape") { unpin(); return; }
+    var mark = markOf(e.target);
+    if (mark && (e.key === "Enter" || e.key === " ")) {
+      e.preventDefault();
+      var at = corner(mark);
+      pin(mark, at[0], at[1]);
+    }
   });
 })();
