@@ -40,7 +40,7 @@ from .._log.reader import MAX_LINE_BYTES, printable
 from .._otel.spans import STATUS_CODE_ERROR, AttributeValue
 from .._version import __version__
 from . import svg
-from .collect import ReportData, RunView, SessionView, collect_report, paused_gc
+from .collect import Mark, ReportData, RunView, SessionView, collect_report, paused_gc
 from .costs import Cost, Counts, Totals
 
 __all__ = ["INDEX", "page_name", "render_report_html", "render_report_pages", "report_html"]
@@ -188,17 +188,19 @@ class _Facts:
     run's, a string index), and ``!:status``, first, for a span whose status is ERROR (its
     value: the status message's string index).
 
-    A run is ``[first, length, origin, conversation, height, index, rows]``: its first
+    A run is ``[first, length, origin, conversation, height, index, rows, ids]``: its first
     record's index (its records follow, up to the next run's first), its time axis' length
     and start after the run's (ns), its conversation id (a string index), the drawing's
-    height (px), the run's number, and its rows as ``lane, y, lane, y...`` (``svg.Timeline``).
+    height (px), the run's number, its rows as ``lane, y, lane, y...`` (``svg.Timeline``),
+    and its records' span ids, 8 bytes each, in their order, in one base64 string (a mark's
+    ``data-span-id`` is its id in hex; 11 bytes a span rather than 19 as hex strings).
 
-    A record is ``[shape, name, start, duration, cost, span id, place, value, ...]``: the
+    A record is ``[shape, name, start, duration, cost, place, value, ...]``: the
     span's name (a string index), its start (ns after its run started) and duration (ns), to
     the nanosecond (the script draws the mark from them too), its cost (``null``: none; a
     number of US dollars, rounded as the page shows it; ``[number]``: at least that, some of
-    its model calls unpriced; ``"?"``: unknown, none could be priced), its span id (hex: the
-    mark's ``data-span-id``), its place (its row's number in its run times 16, plus the
+    its model calls unpriced; ``"?"``: unknown, none could be priced), its place (its row's
+    number in its run times 16, plus the
     number of its classes in ``_MARK_CLASSES``; the row's lane gives the mark's
     ``data-span-kind``), then a value for each key of its shape that has one.
     """
@@ -225,9 +227,11 @@ class _Facts:
         c = self._s(conversation)
         for run in session.runs:
             timeline = svg.timeline(run)
+            placed = timeline.placed()
             rows: list[int] = []
             for row in timeline.rows:
                 rows += (row.lane, row.y)
+            ids = b"".join(mark.span.span_id for mark, _, _ in placed)
             self.runs.append(
                 [
                     len(self.records),
@@ -237,9 +241,10 @@ class _Facts:
                     timeline.height,
                     run.index,
                     rows,
+                    base64.b64encode(ids).decode(),
                 ]
             )
-            self._run(run, timeline, conversation)
+            self._run(run, placed, conversation)
 
     def _pair(self, key: str, value: AttributeValue) -> tuple[str, Any]:
         """An attribute that is not an integer: its typed key and its value in the facts
@@ -254,12 +259,12 @@ class _Facts:
             return "i:" + key, value
         return "a:" + key, [self._s(v) for v in value]
 
-    def _run(self, run: RunView, timeline: svg.Timeline, conversation: str) -> None:
+    def _run(self, run: RunView, placed: list[tuple[Mark, int, int]], conversation: str) -> None:
         # the hot loop of the render (one pass per span attribute): what repeats is looked up
         s, shapes, records = self._s, self.shapes, self.records
         pairs, int_keys = self._pairs, self._int_keys
         start = run.start_time_unix_nano
-        for mark, row, lane in timeline.placed():
+        for mark, row, lane in placed:
             span = mark.span
             classes = _CLASS_NUMBERS.get(mark.classes)
             if classes is None or mark.kind != _LANE_KINDS[lane]:
@@ -300,7 +305,6 @@ class _Facts:
                     span.start_time_unix_nano - start,
                     span.end_time_unix_nano - span.start_time_unix_nano,
                     _cost_fact(mark.cost),
-                    span.span_id.hex(),
                     row * 16 + classes,
                     *values,
                 ]

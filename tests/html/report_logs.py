@@ -3,6 +3,7 @@ holds (parsed with the standard library)."""
 
 from __future__ import annotations
 
+import base64
 import html.parser
 import io
 import warnings
@@ -176,11 +177,12 @@ class Page(html.parser.HTMLParser):
         assert len(runs) == self.boxes, "a drawing for each run's box"
         for i, run in enumerate(runs):
             end = runs[i + 1][0] if i + 1 < len(runs) else len(records)
-            rows = run[6]
-            for record in records[run[0] : end]:
-                row = record[6] // 16
-                assert 0 <= row < len(rows) // 2 and record[6] % 16 <= 10, record
-                self.marks.append((LANE_KINDS[rows[2 * row]], record[5]))
+            rows, ids = run[6], base64.b64decode(run[7], validate=True)
+            assert len(ids) == 8 * (end - run[0])
+            for i, record in enumerate(records[run[0] : end]):
+                row = record[5] // 16
+                assert 0 <= row < len(rows) // 2 and record[5] % 16 <= 10, record
+                self.marks.append((LANE_KINDS[rows[2 * row]], ids[8 * i : 8 * i + 8].hex()))
                 self.drawings.append(run[3])
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -223,7 +225,7 @@ class Page(html.parser.HTMLParser):
         shapes, strings = facts["k"], facts["s"]
         out = []
         for (kind, _), drawing, record in zip(self.marks, self.drawings, facts["f"], strict=True):
-            at = 7
+            at = 6
             status: tuple[int, str] = (0, "")
             attributes: list[tuple[str, Any]] = []
             for typed in shapes[record[0]]:

@@ -6,9 +6,9 @@
   // of strings (string indexes); and, with no value in the record, o the operation name (the
   // mark's data-span-kind) and c the conversation id (its drawing's data-c); !:status, first,
   // for a span whose status is ERROR (its value the message's string index). A record is
-  // [shape, name, start (ns after its run started), duration (ns), cost, span id (hex), place
-  // (its row and classes: draw), values...]; cost is null (none), US dollars, [US dollars]
-  // (at least) or "?" (unknown)
+  // [shape, name, start (ns after its run started), duration (ns), cost, place (its row and
+  // classes: draw), values...]; cost is null (none), US dollars, [US dollars] (at least) or
+  // "?" (unknown)
   // (sessiontools/_html/render.py, _Facts).
   // Everything from the log is set with textContent: never parsed as HTML.
   var data = JSON.parse(document.getElementById("st-facts").textContent);
@@ -27,11 +27,12 @@
   // Each run's drawing, made here of its entry in data.r (one a run, in the order of the
   // runs' .tl-scroll boxes): [its first record, its time axis' length (ns), the axis' start
   // (ns after the run's), the conversation id (a string index), its height (px), the run's
-  // number, its rows: lane, y (px), lane, y...]. A row is a group: its lane's class colours
-  // its marks and sets their height, its translation places them. Its records follow from
-  // the first (up to the next run's first), each a mark, with data-span-kind (its lane's
-  // kind) and data-span-id (the record's), on the row and with the classes its place says
-  // (the row's number times 16 plus the classes' number in CLASSES).
+  // number, its rows: lane, y (px), lane, y..., its records' span ids (8 bytes each, in one
+  // base64 string)]. A row is a group: its lane's class colours its marks and sets their
+  // height, its translation places them. Its records follow from the first (up to the next
+  // run's first), each a mark, with data-span-kind (its lane's kind) and data-span-id (its
+  // id in hex), on the row and with the classes its place says (the row's number times 16
+  // plus the classes' number in CLASSES).
   // Each mark is placed in time: --x and --w (the style's x and width) from its start and
   // duration, as fractions of the run's time axis (data-l ns long, starting data-o ns after
   // the run). The style gives a mark at least a few pixels, centred on its time, whatever
@@ -51,7 +52,7 @@
     svg.setAttribute("role", "img");
     svg.setAttribute("aria-label", "Timeline of run " + run[5]);
     svg.stAxis = String(run[4] - 4);  // the axis' labels' y
-    var groups = [], short = [];
+    var ids = atob(run[7]), groups = [], short = [];
     for (var g = 0; g < rows.length; g += 2) {
       var group = svg.appendChild(document.createElementNS(SVG, "g"));
       group.setAttribute("class", "L" + rows[g]);
@@ -60,11 +61,11 @@
       short.push([]);
     }
     for (var i = base; i < end; i++) {
-      var r = F[i], row = Math.floor(r[6] / 16), cls = CLASSES[r[6] % 16];
+      var r = F[i], row = Math.floor(r[5] / 16), cls = CLASSES[r[5] % 16];
       var mark = document.createElementNS(SVG, "rect");
       if (cls) mark.setAttribute("class", cls);
       mark.setAttribute("data-span-kind", KINDS[rows[2 * row]]);
-      mark.setAttribute("data-span-id", r[5]);
+      mark.setAttribute("data-span-id", hex(ids, 8 * (i - base)));
       mark.setAttribute("tabindex", "0");
       mark.stF = i;
       var x = length ? (r[2] - origin) / length : 0;
@@ -79,6 +80,12 @@
     }
     if (length) axis(svg, 0, length, length);
     scroller.appendChild(svg);
+  }
+
+  function hex(bytes, at) {  // 8 bytes of a binary string from ``at``, in hex
+    var out = "";
+    for (var i = at; i < at + 8; i++) out += (bytes.charCodeAt(i) + 256).toString(16).slice(1);
+    return out;
   }
 
   var R = data.r, scrollers = document.querySelectorAll(".tl-scroll");
@@ -158,7 +165,7 @@
   function fill(mark) {
     var r = record(mark);
     var keys = K[r[0]];
-    var at = 7;  // the record's next value
+    var at = 6;  // the record's next value
     var status = "OK (unset)";
     var error = false;
     var attributes = [];
