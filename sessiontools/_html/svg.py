@@ -67,10 +67,6 @@ class Timeline:
     origin_ns: int
     length_ns: int
 
-    def marks(self) -> list[Mark]:
-        """The marks in the order of the facts."""
-        return [mark for row in self.rows for mark in row.marks]
-
     def placed(self) -> list[tuple[Mark, int, int]]:
         """The marks in the order of the facts, each with its row's number and its lane."""
         return [(mark, i, row.lane) for i, row in enumerate(self.rows) for mark in row.marks]
