@@ -132,6 +132,52 @@ def test_loads_from_file_quietly_with_one_mark_per_span(
     loaded.page.close()
 
 
+@pytest.mark.parametrize(
+    "name",
+    [
+        "03_crash_while_call_runs",
+        "07_model_errors",
+        "08_tool_model_calls",
+        "09_refused_and_forbidden",
+        "10_policy_deny_and_limit",
+    ],
+)
+def test_the_script_draws_each_mark_on_its_row_with_its_classes(
+    browser: Any, tmp_path: Path, name: str
+) -> None:
+    """The marks the script draws from the facts are the ones the report collected, run by
+    run: each on its lane and row (its group's class and y), with its classes (failed,
+    retried, denied, refused, cut off, settled) and its kind."""
+    from sessiontools import collect_report
+    from sessiontools._html import svg
+
+    log = SESSIONS / f"{name}.jsonl"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        (session,) = collect_report(log).sessions
+    want = []
+    for run in session.runs:
+        for row in svg.timeline(run).rows:
+            for mark in row.marks:
+                want.append(
+                    [mark.span.span_id.hex(), mark.kind, mark.classes, f"L{row.lane}", row.y]
+                )
+    loaded = load(browser, write_report(tmp_path, log))
+    drawn = loaded.page.eval_on_selector_all(
+        "[data-span-id]",
+        """els => els.map(e => [e.dataset.spanId, e.dataset.spanKind,
+            e.getAttribute("class") || "", e.parentNode.getAttribute("class"),
+            e.parentNode.transform.baseVal[0].matrix.f])""",
+    )
+    assert sorted(drawn) == sorted(want)
+    if name == "08_tool_model_calls":  # the lane of the model calls tools made
+        assert any(lane == "L3" for _, _, _, lane, _ in want)
+    else:  # marks that went wrong
+        assert {c for _, _, c, _, _ in want} > {""}
+    loaded.check_quiet()
+    loaded.page.close()
+
+
 def test_hovering_a_tool_call_shows_its_name_and_status(browser: Any, tmp_path: Path) -> None:
     log = SESSIONS / "10_policy_deny_and_limit.jsonl"
     with warnings.catch_warnings():

@@ -1,13 +1,14 @@
 (function () {
   "use strict";
-  // Every span's facts: st-facts holds {k: shapes, s: strings, f: one record per mark, in the
-  // order of the marks}. A shape lists a span's attribute keys, each a type letter, ":" and
+  // Every span's facts: st-facts holds {k: shapes, s: strings, f: one record per mark, r: one
+  // drawing per run (draw)}. A shape lists a span's attribute keys, each a type letter, ":" and
   // the key: s a string (its value a string index), i an integer, b a bool (0/1), a an array
   // of strings (string indexes); and, with no value in the record, o the operation name (the
   // mark's data-span-kind) and c the conversation id (its drawing's data-c); !:status, first,
   // for a span whose status is ERROR (its value the message's string index). A record is
-  // [shape, name, start (ns after its run started), duration (ns), cost, values...]; cost is
-  // null (none), US dollars, [US dollars] (at least) or "?" (unknown)
+  // [shape, name, start (ns after its run started), duration (ns), cost, place (its row and
+  // classes: draw), values...]; cost is null (none), US dollars, [US dollars] (at least) or
+  // "?" (unknown)
   // (sessiontools/_html/render.py, _Facts).
   // Everything from the log is set with textContent: never parsed as HTML.
   var data = JSON.parse(document.getElementById("st-facts").textContent);
@@ -15,40 +16,82 @@
   var tip = document.getElementById("st-tip");
   var pinned = null;
   var ZOOMS = [1, 2, 4, 8, 16, 32, 64];
+  var SVG = "http://www.w3.org/2000/svg";
+  var KINDS = ["invoke_agent", "chat", "execute_tool", "chat"];  // a mark's, by its lane
+  var CLASSES = ["", "e", "e y", "k", "dn", "rf", "rs", "e rs", "dn rs", "rf rs", "k rs"];
 
   function percent(fraction) {
     return +(Math.min(Math.max(fraction, 0), 1) * 100).toFixed(4) + "%";
   }
 
-  // Each run's marks, placed in time: --x and --w (the style's x and width) from their facts'
-  // start and duration, as fractions of the run's time axis (data-l ns long, starting data-o
-  // ns after the run). The style gives a mark at least a few pixels, centred on its time,
-  // whatever the zoom: a call of no length can still be seen, hovered and clicked. Each mark
-  // is reached with Tab too (tabindex), and shows its facts when it has the focus. Marks
-  // under a hundredth of the run are drawn last in their row, over the longer ones (a failed
-  // call of no length where its retry starts), so they can still be hovered; a mark's facts
-  // are found by its place in the page as written (svg.stMarks).
-  function draw(svg) {
-    var base = Number(svg.getAttribute("data-f"));
-    var length = Number(svg.getAttribute("data-l"));
-    var origin = Number(svg.getAttribute("data-o") || 0);
-    var marks = svg.querySelectorAll("[data-span-id]");
-    var short = [];
-    svg.stMarks = Array.prototype.slice.call(marks);
-    for (var i = 0; i < marks.length; i++) {
-      var r = F[base + i], style = marks[i].style;
+  // Each run's drawing, made here of its entry in data.r (one a run, in the order of the
+  // runs' .tl-scroll boxes): [its first record, its time axis' length (ns), the axis' start
+  // (ns after the run's), the conversation id (a string index), its height (px), the run's
+  // number, its rows: lane, y (px), lane, y..., its records' span ids (8 bytes each, in one
+  // base64 string)]. A row is a group: its lane's class colours its marks and sets their
+  // height, its translation places them. Its records follow from the first (up to the next
+  // run's first), each a mark, with data-span-kind (its lane's kind) and data-span-id (its
+  // id in hex), on the row and with the classes its place says (the row's number times 16
+  // plus the classes' number in CLASSES).
+  // Each mark is placed in time: --x and --w (the style's x and width) from its start and
+  // duration, as fractions of the run's time axis (data-l ns long, starting data-o ns after
+  // the run). The style gives a mark at least a few pixels, centred on its time, whatever
+  // the zoom: a call of no length can still be seen, hovered and clicked. Each mark is
+  // reached with Tab too (tabindex), and shows its facts when it has the focus. Marks under
+  // a hundredth of the run are drawn last in their row, over the longer ones (a failed call
+  // of no length where its retry starts), so they can still be hovered.
+  function draw(scroller, run, end) {
+    var base = run[0], length = run[1], origin = run[2], rows = run[6];
+    var svg = document.createElementNS(SVG, "svg");
+    svg.setAttribute("class", "tl-svg");
+    svg.setAttribute("data-f", String(base));
+    svg.setAttribute("data-l", String(length));
+    if (origin) svg.setAttribute("data-o", String(origin));
+    svg.setAttribute("data-c", String(run[3]));
+    svg.setAttribute("height", String(run[4]));
+    svg.setAttribute("role", "img");
+    svg.setAttribute("aria-label", "Timeline of run " + run[5]);
+    svg.stAxis = String(run[4] - 4);  // the axis' labels' y
+    var ids = atob(run[7]), groups = [], short = [];
+    for (var g = 0; g < rows.length; g += 2) {
+      var group = svg.appendChild(document.createElementNS(SVG, "g"));
+      group.setAttribute("class", "L" + rows[g]);
+      group.setAttribute("transform", "translate(0 " + rows[g + 1] + ")");
+      groups.push(group);
+      short.push([]);
+    }
+    for (var i = base; i < end; i++) {
+      var r = F[i], row = Math.floor(r[5] / 16), cls = CLASSES[r[5] % 16];
+      var mark = document.createElementNS(SVG, "rect");
+      if (cls) mark.setAttribute("class", cls);
+      mark.setAttribute("data-span-kind", KINDS[rows[2 * row]]);
+      mark.setAttribute("data-span-id", hex(ids, 8 * (i - base)));
+      mark.setAttribute("tabindex", "0");
+      mark.stF = i;
       var x = length ? (r[2] - origin) / length : 0;
       var w = length ? r[3] / length : 1;
-      if (x > 0) style.setProperty("--x", percent(x));
-      style.setProperty("--w", percent(w));
-      marks[i].setAttribute("tabindex", "0");
-      if (w < 0.01) short.push(marks[i]);
+      if (x > 0) mark.style.setProperty("--x", percent(x));
+      mark.style.setProperty("--w", percent(w));
+      if (w < 0.01) short[row].push(mark);
+      else groups[row].appendChild(mark);
     }
-    for (var j = 0; j < short.length; j++) short[j].parentNode.appendChild(short[j]);
+    for (var j = 0; j < groups.length; j++) {
+      for (var k = 0; k < short[j].length; k++) groups[j].appendChild(short[j][k]);
+    }
+    if (length) axis(svg, 0, length, length);
+    scroller.appendChild(svg);
   }
 
-  var drawings = document.querySelectorAll("svg.tl-svg");
-  for (var d = 0; d < drawings.length; d++) draw(drawings[d]);
+  function hex(bytes, at) {  // 8 bytes of a binary string from ``at``, in hex
+    var out = "";
+    for (var i = at; i < at + 8; i++) out += (bytes.charCodeAt(i) + 256).toString(16).slice(1);
+    return out;
+  }
+
+  var R = data.r, scrollers = document.querySelectorAll(".tl-scroll");
+  for (var d = 0; d < R.length && d < scrollers.length; d++) {
+    draw(scrollers[d], R[d], d + 1 < R.length ? R[d + 1][0] : F.length);
+  }
 
   // Each session's timeline gets its zoom buttons (they need this script: made here).
   function button(direction, label, text) {
@@ -97,8 +140,7 @@
   }
 
   function record(mark) {
-    var svg = mark.ownerSVGElement;
-    return F[Number(svg.getAttribute("data-f")) + svg.stMarks.indexOf(mark)];
+    return F[mark.stF];
   }
 
   function show(value, type) {
@@ -123,7 +165,7 @@
   function fill(mark) {
     var r = record(mark);
     var keys = K[r[0]];
-    var at = 5;  // the record's next value
+    var at = 6;  // the record's next value
     var status = "OK (unset)";
     var error = false;
     var attributes = [];
@@ -177,8 +219,8 @@
   }
 
   // The time axis' ticks, in the part of the run in view: three or four round times (1, 2 or
-  // 5 times a power of ten after the axis' start), as the page is written at 1x
-  // (sessiontools/_html/svg.py, _ticks), a label near the view's right end ending at its tick.
+  // 5 times a power of ten after the axis' start), a label near the view's right end ending
+  // at its tick.
   function nice(value) {
     var power = Math.pow(10, Math.floor(Math.log10(Math.max(value, 1))));
     var steps = [1, 2, 5, 10];
@@ -186,7 +228,7 @@
     return 10 * power;
   }
 
-  function tickLabel(ns) {  // as svg.format_duration: three significant digits
+  function tickLabel(ns) {  // as the page's durations (svg.format_duration): three digits
     if (ns === 0) return "0";
     if (ns < 1e3) return ns + " ns";
     if (ns < 1e6) return +(ns / 1e3).toPrecision(3) + " \u00b5s";
@@ -204,18 +246,22 @@
   // page out again each time.
   function ticks(svg, left, view, zoomed) {
     var length = Number(svg.getAttribute("data-l"));
-    var old = svg.querySelectorAll(":scope > text");
-    if (!length || !old.length || !view) return;
+    if (!length || !view) return;
     var from = Math.max(0, length * left / (view * zoomed));
-    var to = Math.min(length, from + length / zoomed);
-    var step = nice((to - from) / 4);
-    var y = old[0].getAttribute("y");
+    axis(svg, from, Math.min(length, from + length / zoomed), length);
+  }
+
+  // The axis' ticks from ``from`` to ``to`` ns of a run's axis ``length`` ns long, in place of
+  // those drawn before.
+  function axis(svg, from, to, length) {
+    var old = svg.querySelectorAll(":scope > text");
     var first = svg.querySelector(":scope > g");
     for (var i = 0; i < old.length; i++) svg.removeChild(old[i]);
+    var step = nice((to - from) / 4);
     for (var t = Math.max(step, Math.ceil(from / step) * step); t <= to; t += step) {
-      var text = document.createElementNS("http://www.w3.org/2000/svg", "text");
+      var text = document.createElementNS(SVG, "text");
       text.setAttribute("x", percent(t / length));
-      text.setAttribute("y", y);
+      text.setAttribute("y", svg.stAxis);
       if (t - from > 0.9 * (to - from)) text.setAttribute("text-anchor", "end");
       text.textContent = tickLabel(t);
       svg.insertBefore(text, first);
