@@ -219,3 +219,19 @@ def test_a_class_without_a_docstring_is_refused() -> None:
 def test_mappings_and_nil_are_kept_as_given() -> None:
     pins = sessiontools.PinsEntry(MappingProxyType({"a": "1"}))
     assert pins.pins["a"] == "1" and pins == sessiontools.PinsEntry(MappingProxyType({"a": "1"}))
+
+
+def test_fast_maker_compiles_its_constructor_on_the_first_call() -> None:
+    """A maker is a stand-in until its first call (nothing compiled at import), which puts the
+    compiled constructor's code in its place: later calls run that directly."""
+    make = fast_maker(Usage)
+    assert make.__code__.co_varnames == ("args",)
+    assert make(1, 2, 3, 4) == Usage(1, 2, 3, 4)
+    names = tuple(f.name for f in dataclasses.fields(Usage))
+    assert make.__code__.co_varnames[: len(names)] == names
+    made = make(5, 6, 7, 8)
+    assert made == Usage(5, 6, 7, 8) and type(made) is Usage
+    with pytest.raises(TypeError):
+        make(1, 2, 3)  # every field, positionally, as before
+    other = fast_maker(Usage)  # a maker of its own, still a stand-in
+    assert other.__code__.co_varnames == ("args",) and other(0, 0, 0, 0) == Usage()
