@@ -1,5 +1,5 @@
-"""The cost frames read on a Dask cluster: ``read_costs`` (``sessiontools.dask``) and what
-``sessiontools cost --scheduler`` runs (``summarize``, ``connect``); the client's side
+"""The cost frames read on a Dask cluster: ``read_on_cluster`` (``sessiontools.dask.read_costs``)
+and what ``sessiontools cost --scheduler`` runs (``summarize``, ``connect``); the client's side
 (README, "Many machines"; docs/costs.md, "On a Dask cluster").
 
 How a read goes, for logs cut into partitions (``sources.partitions``):
@@ -19,7 +19,7 @@ How a read goes, for logs cut into partitions (``sources.partitions``):
    ``meta`` from ``COLUMNS``. Computed and sorted by their index, they equal the pandas frames
    of the same logs row for row, dtypes and categories included.
 
-Steps 1 to 3 run when ``read_costs`` is called (as the pandas one reads when called: errors and
+Steps 1 to 3 run when ``read_on_cluster`` is called (as the pandas one reads when called: errors and
 warnings come then); the frames hold the selected partitions on the workers until dropped.
 """
 
@@ -31,14 +31,14 @@ import math
 import os
 import pickle
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .._errors import CostMismatchWarning, LogError, UsageConventionError
 from .._log.reader import MAX_LINE_BYTES
 from .._model.identity import RunIdentity
-from .sources import Source, find_sources, partitions
+from .sources import StoredLog, find_sources, partitions
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -54,7 +54,8 @@ __all__ = [
     "CostFrames",
     "SchedulerError",
     "connect",
-    "read_costs",
+    "read_on_cluster",
+    "run_summary",
     "summarize",
 ]
 
@@ -79,16 +80,17 @@ class CostFrames:
     warnings: tuple[str, ...] = ()
     copies: tuple[str, ...] = ()
     partitions: int = field(default=0)
+    client: Client | None = field(default=None, repr=False, compare=False)
 
     def compute(self) -> CostTables:
-        """The three frames computed (together, one pass) and in the pandas engine's row order
-        (a ``RangeIndex``): ``CostTables``, equal to the pandas ``read_costs`` of the same logs."""
+        """The three frames computed (together, one pass, on the client that read them) and
+        in the pandas engine's row order (a ``RangeIndex``): ``CostTables``, equal to the
+        pandas ``read_costs`` of the same logs."""
         import pandas as pd
-        from dask.base import compute
 
         from .._cost.frames import CostTables
 
-        frames = compute(self.model_calls, self.runs, self.tool_calls)
+        frames = _compute(self.client, [self.model_calls, self.runs, self.tool_calls])
         ordered = []
         for frame in frames:
             frame = frame.sort_index()
@@ -96,6 +98,17 @@ class CostFrames:
             ordered.append(frame)
         calls, runs, tools = ordered
         return CostTables(calls, runs, tools, self.skipped, self.warnings, self.copies)
+
+
+def _compute(client: Client | None, frames: list[dd.DataFrame]) -> list[Any]:
+    """``frames`` computed on ``client`` (the one holding their partitions), else on the
+    current one."""
+    if client is None:
+        from dask.base import compute
+
+        return list(compute(*frames))
+    done: list[Any] = client.compute(frames, sync=True)
+    return done
 
 
 class SchedulerError(Exception):
@@ -144,7 +157,7 @@ def _prices_token(book: PriceBook) -> tuple[str, dict[str, Any], bool]:
     return hashlib.sha256(data).hexdigest(), table, genai
 
 
-def read_costs(
+def read_on_cluster(
     logs: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
     *,
     prices: PriceSource = None,
@@ -154,40 +167,7 @@ def read_costs(
     max_line_bytes: int | None = MAX_LINE_BYTES,
     client: Client | None = None,
 ) -> CostFrames:
-    """Read logs on a Dask cluster into the three cost frames (module docstring).
-
-    Args:
-        logs: a path, a directory (its ``*.jsonl`` and ``*.jsonl.gz``, recursively, sorted),
-            a glob, or an fsspec URL (``s3://bucket/logs/``, ``gs://…/*.jsonl.gz``,
-            ``file:///srv/logs``), or an iterable of these. A local path is expanded as the
-            pandas ``read_costs`` expands it, and named the same; a URL's logs are named by
-            their URLs. The workers must see the same files (a shared file system) or store.
-        prices: as the pandas ``read_costs``: a ``PriceBook``, a price file, or ``Prices`` by
-            model id; read here, sent to the workers, and made into one book per worker.
-        files_per_partition: at most this many logs a partition (a task); a partition also
-            stops at ``PARTITION_BYTES`` (64 MiB) of logs, so a large log is one of its own.
-        storage_options: given to fsspec for URLs (credentials, endpoints).
-        skip_damaged: as the pandas ``read_costs``: a log that cannot be read is listed in
-            ``skipped`` instead of raising.
-        max_line_bytes: the longest line read; ``None``: no limit.
-        client: the ``distributed.Client`` to run on; default: the current one.
-
-    Returns:
-        ``CostFrames``: Dask DataFrames that, computed, equal the pandas ``read_costs`` of the
-        same logs (``CostFrames.compute``), with ``skipped``, ``warnings`` and ``copies``.
-
-    Raises:
-        LogError, OSError, UsageConventionError: the first log in the logs' order that cannot be
-            be read (unless ``skip_damaged``), the one the pandas ``read_costs`` raises: a
-            ``DamagedLogError`` names the log, line and byte offset.
-        FileNotFoundError: a path, glob or URL names nothing.
-        PriceFileError: the price file cannot be used.
-        ValueError: no client; ``files_per_partition`` is not a positive integer.
-        TypeError: a file object or a ``Session`` (read those with the pandas ``read_costs``).
-
-    Warns:
-        CostMismatchWarning and the reader's warnings, as the pandas ``read_costs``.
-    """
+    """``sessiontools.dask.read_costs`` (its docstring says what it takes and gives)."""
     if max_line_bytes is not None and (max_line_bytes.__class__ is not int or max_line_bytes < 1):
         raise ValueError(
             f"max_line_bytes must be a positive integer or None, not {max_line_bytes!r}"
@@ -204,7 +184,7 @@ def read_costs(
 
 def _read(
     client: Client,
-    groups: list[list[tuple[int, Source]]],
+    groups: list[list[tuple[int, StoredLog]]],
     book: PriceBook,
     options: dict[str, Any],
     skip_damaged: bool,
@@ -342,25 +322,30 @@ def _read(
         warnings=tuple(said),
         copies=copies,
         partitions=len(groups),
+        client=client,
     )
 
 
-def connect(address: str) -> tuple[Client, Any]:
+def connect(address: str) -> tuple[Client, Callable[[], None]]:
     """A client of the scheduler at ``address`` (``tcp://host:8786``, ``host:8786``), or of a
     ``LocalCluster`` started here for ``local`` (one worker process per available core, one
-    thread each, on 127.0.0.1, without a dashboard); and the cluster started, if any (close
-    it after the client).
+    thread each, on 127.0.0.1, without a dashboard, its workers' scratch space in a temporary
+    directory); and what closes them (the client, the cluster started, that directory).
 
     Raises:
         SchedulerError: the address is not one Dask reads (``usage``), or no scheduler
-            answers there in ``CONNECT_SECONDS``.
+            answers there in ``CONNECT_SECONDS``; a local cluster that cannot start.
     """
+    import shutil
+    import tempfile
+
     from distributed import Client, LocalCluster
 
     from .._parallel.cut import available_cores
 
     _quiet()
     if address == "local":
+        scratch = tempfile.mkdtemp(prefix="sessiontools-dask-")
         try:
             cluster = LocalCluster(
                 n_workers=available_cores(),
@@ -368,27 +353,32 @@ def connect(address: str) -> tuple[Client, Any]:
                 processes=True,
                 host="127.0.0.1",
                 dashboard_address=None,
+                local_directory=scratch,
                 silence_logs=logging.CRITICAL,
             )
         except Exception as e:  # distributed raises RuntimeError and others
+            shutil.rmtree(scratch, ignore_errors=True)
             raise SchedulerError(f"cannot start a local cluster: {_one_line(e)}") from None
+
+        def close_local() -> None:
+            try:
+                client.close()
+                cluster.close()
+            finally:
+                shutil.rmtree(scratch, ignore_errors=True)
+
         try:
-            return Client(cluster), cluster
+            client = Client(cluster)
         except Exception:
             cluster.close()
+            shutil.rmtree(scratch, ignore_errors=True)
             raise
+        return client, close_local
     try:
         from distributed.comm.addressing import parse_address
 
         parse_address(address)
-    except ValueError as e:
-        raise SchedulerError(
-            f"{address!r} is not a scheduler address (tcp://HOST:PORT, HOST:PORT, or local): "
-            f"{_one_line(e)}",
-            usage=True,
-        ) from None
-    try:
-        return Client(address, timeout=CONNECT_SECONDS), None
+        remote = Client(address, timeout=CONNECT_SECONDS)
     except ValueError as e:  # an unknown protocol, a bad port
         raise SchedulerError(
             f"{address!r} is not a scheduler address (tcp://HOST:PORT, HOST:PORT, or local): "
@@ -400,6 +390,7 @@ def connect(address: str) -> tuple[Client, Any]:
             f"no Dask scheduler answered at {address} within {CONNECT_SECONDS:g} s "
             f"({_one_line(e)}); start one (dask scheduler) or check the address"
         ) from None
+    return remote, remote.close
 
 
 #: How long ``connect`` waits for a scheduler to answer.
@@ -420,7 +411,7 @@ def _quiet() -> None:
 
 def summarize(
     client: Client,
-    sources: Sequence[Source],
+    sources: Sequence[StoredLog],
     *,
     by: Sequence[str],
     prices: PriceBook,
@@ -443,7 +434,7 @@ def summarize(
     tables = _read(
         client, partitions(sources, FILES_PER_PARTITION), prices, {}, True, max_line_bytes
     )
-    calls = tables.model_calls.compute().sort_index()
+    calls = _compute(client, [tables.model_calls])[0].sort_index()
     calls.index = pd.RangeIndex(len(calls))
     arrays = call_arrays(calls).between(since, until)
     groups = group_costs(arrays, list(by), tz)
@@ -458,7 +449,7 @@ def summarize(
 
 def run_summary(
     address: str,
-    sources: Sequence[Source],
+    sources: Sequence[StoredLog],
     *,
     by: Sequence[str],
     prices: PriceBook,
@@ -474,7 +465,7 @@ def run_summary(
         SchedulerError: as ``connect``; and the cluster failing while it reads (a worker lost,
             the connection closed): not a usage error.
     """
-    client, cluster = connect(address)
+    client, close = connect(address)
     try:
         try:
             return summarize(
@@ -494,6 +485,4 @@ def run_summary(
                 f"the cluster at {address} failed while reading: {type(e).__name__}: {_one_line(e)}"
             ) from None
     finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+        close()

@@ -31,12 +31,12 @@ from .._cost.rows import COLUMNS, _read_log, _Store
 from .._errors import SessionToolsWarning
 from .._log.reader import MAX_LINE_BYTES
 from .._log.sources import LogStream
-from .sources import Source
+from .sources import StoredLog
 
 __all__ = [
     "LogSummary",
-    "Part",
     "Picks",
+    "ReadPart",
     "books_made",
     "empty",
     "finish",
@@ -93,7 +93,7 @@ class LogSummary:
 
 
 @dataclass(slots=True)
-class Part:
+class ReadPart:
     """A partition read: its frames (every read of every run of its logs, logs in order), and
     its logs' summaries. ``warnings``: what pricing said."""
 
@@ -102,7 +102,7 @@ class Part:
     warnings: tuple[tuple[type[Warning], str], ...] = ()
 
 
-def _open(source: Source, storage_options: dict[str, Any]) -> Any:
+def _open(source: StoredLog, storage_options: dict[str, Any]) -> Any:
     from fsspec.core import url_to_fs
 
     fs, path = url_to_fs(source.url, **storage_options)
@@ -110,12 +110,12 @@ def _open(source: Source, storage_options: dict[str, Any]) -> Any:
 
 
 def read_part(
-    sources: Sequence[tuple[int, Source]],
+    sources: Sequence[tuple[int, StoredLog]],
     storage_options: dict[str, Any],
     prices: tuple[str, dict[str, Prices], bool],
     max_line_bytes: int | None = MAX_LINE_BYTES,
-) -> Part:
-    """Read a partition's logs (each ``(position, source)``) into a ``Part``. A log that
+) -> ReadPart:
+    """Read a partition's logs (each ``(position, source)``) into a ``ReadPart``. A log that
     cannot be read is kept in its summary with its error (``LogError``, ``OSError``,
     ``UsageConventionError``), to be raised or skipped on the client, in the logs' order."""
     store = _Store()
@@ -165,17 +165,17 @@ def read_part(
         summary.cost_usd = cost[row : row + n]
         summary.unpriced_calls = unpriced[row : row + n]
         row += n
-    return Part({"model_calls": calls, "runs": runs, "tool_calls": tools}, logs, said)
+    return ReadPart({"model_calls": calls, "runs": runs, "tool_calls": tools}, logs, said)
 
 
-def _os_error(error: OSError, source: Source) -> OSError:
+def _os_error(error: OSError, source: StoredLog) -> OSError:
     """An error opening a log, as reading a path says it (``name: cannot read: why``)."""
     if not error.filename:
         error.filename = source.name
     return error
 
 
-def summaries(part: Part) -> tuple[list[LogSummary], tuple[tuple[type[Warning], str], ...]]:
+def summaries(part: ReadPart) -> tuple[list[LogSummary], tuple[tuple[type[Warning], str], ...]]:
     """What the client gathers of a part: its logs' summaries and what pricing said."""
     return part.logs, part.warnings
 
@@ -206,7 +206,7 @@ def _ranges(starts: Any, counts: Any) -> Any:
     return np.arange(total, dtype=np.int64) + shift
 
 
-def select(part: Part, picks: Picks) -> tuple[dict[str, pd.DataFrame], dict[str, list[str]]]:
+def select(part: ReadPart, picks: Picks) -> tuple[dict[str, pd.DataFrame], dict[str, list[str]]]:
     """The rows of the reads picked, each frame's index its rows' place among all the logs'
     (as the pandas ``read_costs`` numbers them), with the reported costs the client found;
     and the values each ``category`` column holds (to be made the same in every partition)."""

@@ -1,5 +1,5 @@
 """Where the logs of a cluster's read are: the paths, directories, globs and fsspec URLs a user
-gives, expanded on the client into ``Source``s (a log's name, the URL a worker opens, its size),
+gives, expanded on the client into ``StoredLog``s (a log's name, the URL a worker opens, its size),
 and cut into partitions (``partitions``). It reads no log.
 
 - A path without a protocol is expanded by ``sessiontools._log.sources.find_logs``, as the
@@ -10,7 +10,7 @@ and cut into partitions (``partitions``). It reads no log.
   fsspec: a glob, a directory (its ``*.jsonl`` and ``*.jsonl.gz`` below it, sorted), or one
   file; its logs are named by their URLs.
 
-Everything a worker needs to open a log is in its ``Source``: the workers need not see the
+Everything a worker needs to open a log is in its ``StoredLog``: the workers need not see the
 client's current directory (a relative path is made absolute), only the same files or store.
 """
 
@@ -26,7 +26,7 @@ from typing import Any
 from .._log.reader import shown_name
 from .._log.sources import LOG_PATTERNS, DirectoryError, Unlisted, find_logs
 
-__all__ = ["PARTITION_BYTES", "Source", "find_sources", "partitions"]
+__all__ = ["PARTITION_BYTES", "StoredLog", "find_sources", "partitions"]
 
 #: A partition stops taking logs once it holds this many bytes (as stored: a compressed log
 #: counts its compressed size): a large log is a partition of its own, and a worker holds at most
@@ -35,7 +35,7 @@ PARTITION_BYTES = 64 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
-class Source:
+class StoredLog:
     """One log to read on a worker.
 
     Attributes:
@@ -60,20 +60,20 @@ def _protocol(item: str) -> str | None:
     return protocol if protocol and protocol.replace("+", "").isalnum() else None
 
 
-def _local(items: Sequence[str | os.PathLike[str]]) -> list[Source]:
+def _local(items: Sequence[str | os.PathLike[str]]) -> list[StoredLog]:
     found = find_logs(list(items))
     out = []
     for item in found:
         if isinstance(item, Unlisted):
             name = shown_name(os.fspath(item.path))
-            out.append(Source(name, os.path.abspath(item.path), 0, item.error))
+            out.append(StoredLog(name, os.path.abspath(item.path), 0, item.error))
             continue
         assert isinstance(item, Path)
         try:
             size = os.stat(item).st_size
         except OSError:
             size = 0  # its read says what is wrong
-        out.append(Source(shown_name(os.fspath(item)), os.path.abspath(item), size))
+        out.append(StoredLog(shown_name(os.fspath(item)), os.path.abspath(item), size))
     return out
 
 
@@ -82,14 +82,14 @@ def _is_log(path: str) -> bool:
     return any(fnmatch.fnmatchcase(base, pattern) for pattern in LOG_PATTERNS)
 
 
-def _remote(item: str, storage_options: Mapping[str, Any]) -> list[Source]:
+def _remote(item: str, storage_options: Mapping[str, Any]) -> list[StoredLog]:
     from fsspec.core import url_to_fs
 
     fs, path = url_to_fs(item, **storage_options)
 
-    def source(path: str, info: Mapping[str, Any]) -> Source:
+    def source(path: str, info: Mapping[str, Any]) -> StoredLog:
         url = fs.unstrip_protocol(path)
-        return Source(url, url, int(info.get("size") or 0))
+        return StoredLog(url, url, int(info.get("size") or 0))
 
     if any(c in path for c in "*?["):
         matches = fs.glob(path, detail=True)
@@ -106,7 +106,7 @@ def _remote(item: str, storage_options: Mapping[str, Any]) -> list[Source]:
             found = fs.find(path, detail=True)
         except OSError as e:
             error = DirectoryError(e.errno, e.strerror or str(e), item)
-            return [Source(item, item, 0, error)]
+            return [StoredLog(item, item, 0, error)]
         files = [
             source(p, got)
             for p, got in sorted(found.items())
@@ -121,7 +121,7 @@ def _remote(item: str, storage_options: Mapping[str, Any]) -> list[Source]:
 def find_sources(
     logs: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
     storage_options: Mapping[str, Any] | None = None,
-) -> list[Source]:
+) -> list[StoredLog]:
     """The logs in ``logs`` (a path, directory, glob or fsspec URL, or an iterable of these), in
     order (module docstring).
 
@@ -131,7 +131,7 @@ def find_sources(
             those with the pandas ``read_costs``).
     """
     items = [logs] if isinstance(logs, (str, os.PathLike)) else list(logs)
-    out: list[Source] = []
+    out: list[StoredLog] = []
     local: list[str | os.PathLike[str]] = []
     options = dict(storage_options or {})
     for item in items:
@@ -154,8 +154,8 @@ def find_sources(
 
 
 def partitions(
-    sources: Sequence[Source], files_per_partition: int, partition_bytes: int = PARTITION_BYTES
-) -> list[list[tuple[int, Source]]]:
+    sources: Sequence[StoredLog], files_per_partition: int, partition_bytes: int = PARTITION_BYTES
+) -> list[list[tuple[int, StoredLog]]]:
     """``sources`` cut into partitions, in order, each a list of (position among all the logs,
     source): at most ``files_per_partition`` logs, and no more once it holds
     ``partition_bytes`` bytes.
@@ -167,7 +167,7 @@ def partitions(
         raise ValueError(
             f"files_per_partition must be a positive integer, not {files_per_partition!r}"
         )
-    out: list[list[tuple[int, Source]]] = []
+    out: list[list[tuple[int, StoredLog]]] = []
     size = 0
     for position, source in enumerate(sources):
         if not out or len(out[-1]) >= files_per_partition or size >= partition_bytes:
