@@ -101,14 +101,22 @@ class CostFrames:
 
 
 def _compute(client: Client | None, frames: list[dd.DataFrame]) -> list[Any]:
-    """``frames`` computed on ``client`` (the one holding their partitions), else on the
-    current one."""
+    """``frames`` computed on ``client`` (the one holding their partitions; else the current
+    one), each partition sent here and put together here, not first on a worker."""
+    import pandas as pd
+
     if client is None:
         from dask.base import compute
 
         return list(compute(*frames))
-    done: list[Any] = client.compute(frames, sync=True)
-    return done
+    pieces = [frame.to_delayed() for frame in frames]
+    futures = client.compute([d for delayed in pieces for d in delayed])
+    got = iter(client.gather(futures))
+    out = []
+    for delayed in pieces:
+        partitions = [next(got) for _ in delayed]
+        out.append(pd.concat(partitions))  # a frame has a partition at least
+    return out
 
 
 class SchedulerError(Exception):
@@ -196,28 +204,28 @@ def _read(
     from .._cost.build import SkippedLog, _Builder, _problem, cost_mismatch
     from . import parts as _parts
 
+    token = os.urandom(8).hex()  # a log read again is read again: it may have grown
     parts = client.map(
         _parts.read_part,
         groups,
         storage_options=options,
         prices=_prices_token(book),
         max_line_bytes=max_line_bytes,
-        pure=False,  # a log read again is read again: it may have grown
-        key=[f"sessiontools-read-part-{i}-{os.urandom(8).hex()}" for i in range(len(groups))],
+        key=[f"sessiontools-read-part-{token}-{p}" for p in range(len(groups))],
     )
     summaries = client.gather(client.map(_parts.summaries, parts, pure=False))
     builder = _Builder()
     skipped: list[SkippedLog] = []
     said: list[str] = []
     priced_said: list[tuple[type[Warning], str]] = []
-    for p, (logs, pricing) in enumerate(summaries):
+    for p, (logs, pricing, _) in enumerate(summaries):
         for k, summary in enumerate(logs):
             if summary.error is not None:
                 error = summary.error
                 if not skip_damaged or not isinstance(
                     error, (LogError, UsageConventionError, OSError)
                 ):
-                    del parts
+                    client.cancel(parts)
                     raise error
                 skipped.append(SkippedLog(summary.name, _problem(summary.name, error)))
             else:
@@ -272,41 +280,56 @@ def _read(
                 warnings.warn(CostMismatchWarning(message), stacklevel=4)
     copies = tuple(builder.copies())
 
-    selected = client.map(
-        _parts.select,
-        parts,
-        [
-            _parts.Picks(
-                pick["logs"],
-                pick["runs"],
-                pick["run_rows"],
-                pick["call_rows"],
-                pick["tool_rows"],
-                pick["reported"],
+    picked = [
+        _parts.Picks(
+            pick["logs"],
+            pick["runs"],
+            pick["run_rows"],
+            pick["call_rows"],
+            pick["tool_rows"],
+            pick["reported"],
+        )
+        for pick in picks
+    ]
+    # The categories: the names the rows kept hold, in every partition; a partition that keeps
+    # every read holds the names it said it held, others are asked (step 3).
+    found = {p: values for p, (_, _, values) in enumerate(summaries)}
+    dropping = [p for p, (logs, _, _) in enumerate(summaries) if _drops(logs, picked[p])]
+    if dropping:
+        asked = client.gather(
+            client.map(
+                _parts.kept_values,
+                [parts[p] for p in dropping],
+                [picked[p] for p in dropping],
+                pure=False,
             )
-            for pick in picks
-        ],
-        pure=False,
-    )
-    del parts  # the selected reads are kept; the rest goes
-    found = client.gather(client.map(_parts.values, selected, pure=False))
+        )
+        found.update(zip(dropping, asked, strict=True))
     categories: dict[str, list[str]] = {}
-    for values in found:
+    for values in found.values():
         for name, names in values.items():
             categories.setdefault(name, []).extend(names)
     categories = {name: sorted(set(names)) for name, names in categories.items()}
-    if not selected:  # no log at all: nothing to select from
-        categories = {}
     frames = []
     with dask.config.set({"dataframe.convert-string": False}):
         for name in _FRAMES:
             meta = _parts.empty(name, categories)
-            if selected:
+            if parts:
+                # each partition's rows of this frame, made now (they are small, and go where
+                # they are needed; the parts, which are not, go once these are made)
+                finished = client.map(
+                    _parts.finish,
+                    parts,
+                    picked,
+                    frame=name,
+                    categories=categories,
+                    pure=False,
+                    key=[f"sessiontools-{name}-{token}-{p}" for p in range(len(parts))],
+                )
                 frames.append(
                     dd.from_map(
-                        _parts.finish,
-                        selected,
-                        args=[name, categories],
+                        _parts.same,
+                        finished,
                         meta=meta,
                         label=f"sessiontools-{name.replace('_', '-')}",
                         enforce_metadata=False,
@@ -314,6 +337,7 @@ def _read(
                 )
             else:
                 frames.append(dd.from_pandas(meta, npartitions=1))
+    del parts
     return CostFrames(
         frames[0],
         frames[1],
@@ -324,6 +348,11 @@ def _read(
         partitions=len(groups),
         client=client,
     )
+
+
+def _drops(logs: Sequence[Any], picks: Any) -> bool:
+    """Whether a partition keeps fewer reads than it read (some are another's copies)."""
+    return len(picks.runs) < sum(len(summary.identities) for summary in logs)
 
 
 def connect(address: str) -> tuple[Client, Callable[[], None]]:

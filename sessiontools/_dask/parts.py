@@ -40,11 +40,12 @@ __all__ = [
     "books_made",
     "empty",
     "finish",
+    "kept_values",
     "price_book",
     "read_part",
+    "same",
     "select",
     "summaries",
-    "values",
 ]
 
 #: The price books of this worker process, by the client's token for their prices; each with
@@ -95,11 +96,19 @@ class LogSummary:
 @dataclass(slots=True)
 class ReadPart:
     """A partition read: its frames (every read of every run of its logs, logs in order), and
-    its logs' summaries. ``warnings``: what pricing said."""
+    its logs' summaries. ``warnings``: what pricing said; ``values``: the names each
+    ``category`` column holds (by ``frame.column``, sorted)."""
 
     frames: dict[str, pd.DataFrame]
     logs: list[LogSummary]
     warnings: tuple[tuple[type[Warning], str], ...] = ()
+    values: dict[str, list[str]] = field(default_factory=dict)
+
+    def __sizeof__(self) -> int:
+        """About the bytes it holds (its frames' columns, a few hundred bytes a run more), which
+        Dask weighs to run the tasks that need a part where the part is, rather than move it."""
+        frames = sum(int(f.memory_usage(index=False).sum()) for f in self.frames.values())
+        return frames + 300 * sum(len(log.identities) + 1 for log in self.logs)
 
 
 def _open(source: StoredLog, storage_options: dict[str, Any]) -> Any:
@@ -165,7 +174,8 @@ def read_part(
         summary.cost_usd = cost[row : row + n]
         summary.unpriced_calls = unpriced[row : row + n]
         row += n
-    return ReadPart({"model_calls": calls, "runs": runs, "tool_calls": tools}, logs, said)
+    frames = {"model_calls": calls, "runs": runs, "tool_calls": tools}
+    return ReadPart(frames, logs, said, _values(frames))
 
 
 def _os_error(error: OSError, source: StoredLog) -> OSError:
@@ -175,9 +185,12 @@ def _os_error(error: OSError, source: StoredLog) -> OSError:
     return error
 
 
-def summaries(part: ReadPart) -> tuple[list[LogSummary], tuple[tuple[type[Warning], str], ...]]:
-    """What the client gathers of a part: its logs' summaries and what pricing said."""
-    return part.logs, part.warnings
+def summaries(
+    part: ReadPart,
+) -> tuple[list[LogSummary], tuple[tuple[type[Warning], str], ...], dict[str, list[str]]]:
+    """What the client gathers of a part: its logs' summaries, what pricing said, and the names
+    each ``category`` column holds."""
+    return part.logs, part.warnings, part.values
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,68 +219,69 @@ def _ranges(starts: Any, counts: Any) -> Any:
     return np.arange(total, dtype=np.int64) + shift
 
 
-def select(part: ReadPart, picks: Picks) -> tuple[dict[str, pd.DataFrame], dict[str, list[str]]]:
-    """The rows of the reads picked, each frame's index its rows' place among all the logs'
-    (as the pandas ``read_costs`` numbers them), with the reported costs the client found;
-    and the values each ``category`` column holds (to be made the same in every partition)."""
+def _rows(part: ReadPart, picks: Picks, frame: str) -> tuple[Any, Any]:
+    """Where the rows of ``frame`` of the reads picked are in the part's frame, and where they
+    go among all the logs' rows (as the pandas ``read_costs`` numbers them)."""
     logs = part.logs
-    run_base, call_base, tool_base = [0], [0], [0]
+    counts = {"runs": None, "model_calls": "call_counts", "tool_calls": "tool_counts"}[frame]
+    base, local, sizes = [0], [], []
     for summary in logs:
-        run_base.append(run_base[-1] + len(summary.identities))
-        call_base.append(call_base[-1] + sum(summary.call_counts))
-        tool_base.append(tool_base[-1] + sum(summary.tool_counts))
-    local_run, local_call, local_tool, call_n, tool_n = [], [], [], [], []
+        n = len(summary.identities) if counts is None else sum(getattr(summary, counts))
+        base.append(base[-1] + n)
     for k, i in zip(picks.logs, picks.runs, strict=True):
-        summary = logs[k]
-        local_run.append(run_base[k] + i)
-        local_call.append(call_base[k] + sum(summary.call_counts[:i]))
-        local_tool.append(tool_base[k] + sum(summary.tool_counts[:i]))
-        call_n.append(summary.call_counts[i])
-        tool_n.append(summary.tool_counts[i])
-    frames = part.frames
-    out = {
-        "runs": _take(frames["runs"], local_run, picks.run_rows),
-        "model_calls": _take(
-            frames["model_calls"], _ranges(local_call, call_n), _ranges(picks.call_rows, call_n)
-        ),
-        "tool_calls": _take(
-            frames["tool_calls"], _ranges(local_tool, tool_n), _ranges(picks.tool_rows, tool_n)
-        ),
-    }
-    out["runs"]["reported_cost_usd"] = np.asarray(picks.reported_cost_usd, dtype=np.float64)
-    values = {
-        f"{frame}.{name}": sorted({str(v) for v in out[frame][name].dropna().unique()})
+        if counts is None:
+            local.append(base[k] + i)
+            sizes.append(1)
+        else:
+            per_run = getattr(logs[k], counts)
+            local.append(base[k] + sum(per_run[:i]))
+            sizes.append(per_run[i])
+    starts = {"runs": picks.run_rows, "model_calls": picks.call_rows, "tool_calls": picks.tool_rows}
+    return _ranges(local, sizes), _ranges(starts[frame], sizes)
+
+
+def select(part: ReadPart, picks: Picks, frame: str) -> pd.DataFrame:
+    """The rows of ``frame`` of the reads picked, in their order, its index their places among
+    all the logs' rows; in ``runs``, the reported costs the client found."""
+    rows, index = _rows(part, picks, frame)
+    taken = part.frames[frame].take(rows)
+    taken.index = pd.Index(index, dtype=np.int64)
+    if frame == "runs":
+        taken["reported_cost_usd"] = np.asarray(picks.reported_cost_usd, dtype=np.float64)
+    return taken
+
+
+def _values(frames: dict[str, pd.DataFrame]) -> dict[str, list[str]]:
+    return {
+        f"{frame}.{name}": sorted({str(v) for v in frames[frame][name].dropna().unique()})
         for frame, columns in COLUMNS.items()
         for name, dtype in columns.items()
         if dtype == "category"
     }
-    return out, values
 
 
-def values(selected: tuple[dict[str, pd.DataFrame], dict[str, list[str]]]) -> dict[str, list[str]]:
-    """What the client gathers of a selected partition: its category columns' values."""
-    return selected[1]
-
-
-def _take(frame: pd.DataFrame, rows: Any, index: Any) -> pd.DataFrame:
-    taken = frame.take(np.asarray(rows, dtype=np.int64))
-    taken.index = pd.Index(np.asarray(index, dtype=np.int64))
-    return taken
+def kept_values(part: ReadPart, picks: Picks) -> dict[str, list[str]]:
+    """The names each ``category`` column holds in the reads picked (for a part some of whose
+    reads are dropped: its own ``values`` may hold names only those had)."""
+    return _values({frame: select(part, picks, frame) for frame in COLUMNS})
 
 
 def finish(
-    selected: tuple[dict[str, pd.DataFrame], dict[str, list[str]]],
-    frame: str,
-    categories: dict[str, list[str]],
+    part: ReadPart, picks: Picks, frame: str, categories: dict[str, list[str]]
 ) -> pd.DataFrame:
-    """One frame of a selected partition, each ``category`` column with the categories of all
-    partitions (``categories``, by ``frame.column``: sorted, as the pandas frames have them)."""
-    out = selected[0][frame].copy()
+    """One frame of a partition: the reads picked (``select``), each ``category`` column with
+    the categories of all partitions (``categories``, by ``frame.column``: sorted, as the
+    pandas frames have them)."""
+    out = select(part, picks, frame)
     for name, dtype in COLUMNS[frame].items():
         if dtype == "category":
-            wanted = pd.CategoricalDtype(pd.Index(categories[f"{frame}.{name}"]))
-            out[name] = out[name].astype(object).astype(wanted)
+            out[name] = out[name].cat.set_categories(pd.Index(categories[f"{frame}.{name}"]))
     return out
+
+
+def same(frame: pd.DataFrame) -> pd.DataFrame:
+    """A partition made already (``finish``), as ``dd.from_map`` takes it."""
+    return frame
 
 
 def empty(frame: str, categories: dict[str, list[str]]) -> pd.DataFrame:
