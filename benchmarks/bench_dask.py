@@ -118,7 +118,7 @@ def measure(name: str, directory: Path, client: object, repeat: int) -> dict[str
         ("dask read+compute", best_whole),
     ):
         print(
-            f"  {label:18} {wall:7.2f} s  {len(files) / wall:9,.0f} files/s  "
+            f"  {label:18} {wall:7.2f} s  {len(files) / wall:9,.1f} files/s  "
             f"{size / 1e6 / wall:8,.1f} MB/s"
         )
     ratio = best_whole / best_local

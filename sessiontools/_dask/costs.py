@@ -59,9 +59,11 @@ __all__ = [
     "summarize",
 ]
 
-#: How many logs a partition holds by default (fewer once it holds ``PARTITION_BYTES``): a task
-#: costs the scheduler about a millisecond, and 64 small logs take a worker tens of milliseconds.
-FILES_PER_PARTITION = 64
+#: How many logs a partition holds by default (fewer once it holds ``PARTITION_BYTES``). A
+#: partition costs a worker about 0.1 s beyond its logs (pricing, making the frames), and the
+#: scheduler about a millisecond a task: 256 logs of 58 KB read in 0.77 s, 64 in 0.32 s
+#: (benchmarks/bench_dask.py's logs, one process).
+FILES_PER_PARTITION = 256
 
 _FRAMES = ("model_calls", "runs", "tool_calls")
 
@@ -81,6 +83,8 @@ class CostFrames:
     copies: tuple[str, ...] = ()
     partitions: int = field(default=0)
     client: Client | None = field(default=None, repr=False, compare=False)
+    #: each frame's partitions, made already on the workers (``compute`` gathers them)
+    futures: tuple[list[Any], ...] = field(default=(), repr=False, compare=False)
 
     def compute(self) -> CostTables:
         """The three frames computed (together, one pass, on the client that read them) and
@@ -90,7 +94,10 @@ class CostFrames:
 
         from .._cost.frames import CostTables
 
-        frames = _compute(self.client, [self.model_calls, self.runs, self.tool_calls])
+        if self.client is not None and self.futures:
+            frames = _gather(self.client, self.futures)
+        else:
+            frames = _compute(self.client, [self.model_calls, self.runs, self.tool_calls])
         ordered = []
         for frame in frames:
             frame = frame.sort_index()
@@ -98,6 +105,14 @@ class CostFrames:
             ordered.append(frame)
         calls, runs, tools = ordered
         return CostTables(calls, runs, tools, self.skipped, self.warnings, self.copies)
+
+
+def _gather(client: Client, futures: Sequence[list[Any]]) -> list[Any]:
+    """Each frame's partitions, made already, gathered here and put together here."""
+    import pandas as pd
+
+    got = iter(client.gather([f for frame in futures for f in frame]))
+    return [pd.concat([next(got) for _ in frame]) for frame in futures]
 
 
 def _compute(client: Client | None, frames: list[dd.DataFrame]) -> list[Any]:
@@ -311,6 +326,7 @@ def _read(
             categories.setdefault(name, []).extend(names)
     categories = {name: sorted(set(names)) for name, names in categories.items()}
     frames = []
+    made: list[list[Any]] = []
     with dask.config.set({"dataframe.convert-string": False}):
         for name in _FRAMES:
             meta = _parts.empty(name, categories)
@@ -326,6 +342,7 @@ def _read(
                     pure=False,
                     key=[f"sessiontools-{name}-{token}-{p}" for p in range(len(parts))],
                 )
+                made.append(finished)
                 frames.append(
                     dd.from_map(
                         _parts.same,
@@ -347,6 +364,7 @@ def _read(
         copies=copies,
         partitions=len(groups),
         client=client,
+        futures=tuple(made),
     )
 
 
@@ -463,7 +481,11 @@ def summarize(
     tables = _read(
         client, partitions(sources, FILES_PER_PARTITION), prices, {}, True, max_line_bytes
     )
-    calls = _compute(client, [tables.model_calls])[0].sort_index()
+    calls = (
+        _gather(client, tables.futures[:1])[0]
+        if tables.futures
+        else _compute(client, [tables.model_calls])[0]
+    ).sort_index()
     calls.index = pd.RangeIndex(len(calls))
     arrays = call_arrays(calls).between(since, until)
     groups = group_costs(arrays, list(by), tz)
