@@ -26,8 +26,9 @@ MB a second (the logs' sizes as stored), and the load average before and after e
   and warmed by a read of a few logs (the workers' imports and price books); each round times
   ``sessiontools.dask.read_costs(DIR)`` (the map, the choice of reads, the selection: the frames
   held on the workers) and then ``.compute()`` (the three frames brought to this process, as the
-  local engine leaves them). The ratio is the whole (read and compute) over local; goal at most
-  1.3. Both engines' frames are checked to have the same number of rows.
+  local engine leaves them), and the larger worker's resident memory after it (with the frames
+  still held). The ratio is the whole (read and compute) over local; goal at most 1.3. Both
+  engines' frames are checked to have the same number of rows.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ import time
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 GOAL = 1.3
@@ -80,19 +82,26 @@ def local_read(directory: Path) -> tuple[float, list[int]]:
     return float(found["wall"]), list(found["rows"])
 
 
-def dask_read(client: object, directory: Path) -> tuple[float, float, list[int], int]:
+def _rss() -> int:
+    import psutil
+
+    return int(psutil.Process().memory_info().rss)
+
+
+def dask_read(client: Any, directory: Path) -> tuple[float, float, list[int], int, float]:
     import sessiontools.dask
 
     t = time.perf_counter()
-    frames = sessiontools.dask.read_costs(directory, client=client)  # type: ignore[arg-type]
+    frames = sessiontools.dask.read_costs(directory, client=client)
     read = time.perf_counter() - t
     tables = frames.compute()
     whole = time.perf_counter() - t
     rows = [len(tables.model_calls), len(tables.runs), len(tables.tool_calls)]
-    return read, whole, rows, frames.partitions
+    rss = max(client.run(_rss).values()) / 1e6  # with the frames still held
+    return read, whole, rows, frames.partitions, rss
 
 
-def measure(name: str, directory: Path, client: object, repeat: int) -> dict[str, float]:
+def measure(name: str, directory: Path, client: Any, repeat: int) -> dict[str, float]:
     files = [p for p in directory.iterdir() if p.name.endswith((".jsonl", ".jsonl.gz"))]
     size = sum(p.stat().st_size for p in files)
     print(f"\n== {name}: {len(files):,} logs, {size / 1e6:,.1f} MB ({load()})", flush=True)
@@ -102,13 +111,14 @@ def measure(name: str, directory: Path, client: object, repeat: int) -> dict[str
     for k in range(repeat):
         wall, local_rows = local_read(directory)
         local.append(wall)
-        read, whole, dask_rows, parts = dask_read(client, directory)
+        read, whole, dask_rows, parts, rss = dask_read(client, directory)
         reads.append(read)
         wholes.append(whole)
         assert dask_rows == local_rows, (dask_rows, local_rows)
         print(
             f"  round {k + 1}: local {wall:.2f} s; dask read {read:.2f} s, with compute "
-            f"{whole:.2f} s ({parts} partitions; rows {local_rows}; {load()})",
+            f"{whole:.2f} s ({parts} partitions; rows {local_rows}; the larger worker's RSS "
+            f"{rss:,.0f} MB; {load()})",
             flush=True,
         )
     best_local, best_read, best_whole = min(local), min(reads), min(wholes)

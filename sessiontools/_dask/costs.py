@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .._errors import CostMismatchWarning, LogError, UsageConventionError
+from .._fast import fast_maker
 from .._log.reader import MAX_LINE_BYTES
 from .._model.identity import RunIdentity
 from .sources import StoredLog, find_sources, partitions
@@ -66,6 +67,7 @@ __all__ = [
 FILES_PER_PARTITION = 256
 
 _FRAMES = ("model_calls", "runs", "tool_calls")
+_identity = fast_maker(RunIdentity)
 
 
 @dataclass(frozen=True)
@@ -244,7 +246,7 @@ def _read(
                     raise error
                 skipped.append(SkippedLog(summary.name, _problem(summary.name, error)))
             else:
-                identities = [RunIdentity(start, first) for start, first in summary.identities]
+                identities = [_identity(start, first) for start, first in summary.identities]
                 builder.add(
                     _Reads(
                         summary.name,
