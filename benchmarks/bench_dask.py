@@ -15,7 +15,10 @@ same run (issue 16): the cost of the engine itself.
 
 Each round alternates the two engines, ``--repeat`` times (default 2); the minimum wall time is
 printed (these shared machines are noisy: it is the least disturbed run), with files a second,
-MB a second (the logs' sizes as stored), and the load average before and after each part.
+MB a second (the logs' sizes as stored), and the load average before and after each part. And
+the CPU seconds each engine used, all its processes together (the local child and its pool;
+the workers, the client and the LocalCluster's scheduler, which runs in the client's process):
+on a machine other programs load, the figure the engine's own cost shows in best.
 
 - **local**: a fresh ``python -c`` child, with pandas, genai-prices' data and sessiontools'
   cost modules loaded before the clock starts (as a notebook has them), times
@@ -50,7 +53,7 @@ HERE = Path(__file__).resolve().parent
 GOAL = 1.3
 
 LOCAL = """
-import json, sys, time, warnings
+import json, resource, sys, time, warnings
 warnings.simplefilter("ignore")
 import pandas, genai_prices
 import sessiontools
@@ -58,11 +61,18 @@ from sessiontools._cost import frames, report
 from sessiontools._cost.price_book import PriceBook
 book = PriceBook()
 book.warm()
+def cpu():
+    return sum(
+        r.ru_utime + r.ru_stime
+        for r in (resource.getrusage(resource.RUSAGE_SELF),
+                  resource.getrusage(resource.RUSAGE_CHILDREN))
+    )
+c = cpu()
 t = time.perf_counter()
 tables = sessiontools.read_costs(sys.argv[1], workers=None, prices=book)
 wall = time.perf_counter() - t
-print(json.dumps({"wall": wall, "rows": [len(tables.model_calls), len(tables.runs),
-                                        len(tables.tool_calls)]}))
+print(json.dumps({"wall": wall, "cpu": cpu() - c, "rows": [len(tables.model_calls),
+                  len(tables.runs), len(tables.tool_calls)]}))
 """
 
 
@@ -71,7 +81,7 @@ def load() -> str:
     return f"load average {one:.2f} (1 min), {five:.2f} (5 min)"
 
 
-def local_read(directory: Path) -> tuple[float, list[int]]:
+def local_read(directory: Path) -> tuple[float, float, list[int]]:
     done = subprocess.run(
         [sys.executable, "-c", LOCAL, str(directory)],
         capture_output=True,
@@ -79,7 +89,7 @@ def local_read(directory: Path) -> tuple[float, list[int]]:
         check=True,
     )
     found = json.loads(done.stdout.strip().splitlines()[-1])
-    return float(found["wall"]), list(found["rows"])
+    return float(found["wall"]), float(found["cpu"]), list(found["rows"])
 
 
 def _rss() -> int:
@@ -88,17 +98,35 @@ def _rss() -> int:
     return int(psutil.Process().memory_info().rss)
 
 
-def dask_read(client: Any, directory: Path) -> tuple[float, float, list[int], int, float]:
+def _cpu() -> float:
+    import psutil
+
+    times = psutil.Process().cpu_times()
+    return float(times.user + times.system)
+
+
+def cluster_cpu(client: Any) -> float:
+    """CPU seconds used so far by the workers, and by this process (the client, and the
+    LocalCluster's scheduler, which runs in it)."""
+    import resource
+
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    return sum(client.run(_cpu).values()) + me.ru_utime + me.ru_stime
+
+
+def dask_read(client: Any, directory: Path) -> tuple[float, float, list[int], int, float, float]:
     import sessiontools.dask
 
+    c = cluster_cpu(client)
     t = time.perf_counter()
     frames = sessiontools.dask.read_costs(directory, client=client)
     read = time.perf_counter() - t
     tables = frames.compute()
     whole = time.perf_counter() - t
+    cpu = cluster_cpu(client) - c
     rows = [len(tables.model_calls), len(tables.runs), len(tables.tool_calls)]
     rss = max(client.run(_rss).values()) / 1e6  # with the frames still held
-    return read, whole, rows, frames.partitions, rss
+    return read, whole, rows, frames.partitions, rss, cpu
 
 
 def measure(name: str, directory: Path, client: Any, repeat: int) -> dict[str, float]:
@@ -108,17 +136,21 @@ def measure(name: str, directory: Path, client: Any, repeat: int) -> dict[str, f
     local: list[float] = []
     reads: list[float] = []
     wholes: list[float] = []
+    local_cpus: list[float] = []
+    dask_cpus: list[float] = []
     for k in range(repeat):
-        wall, local_rows = local_read(directory)
+        wall, local_cpu, local_rows = local_read(directory)
         local.append(wall)
-        read, whole, dask_rows, parts, rss = dask_read(client, directory)
+        local_cpus.append(local_cpu)
+        read, whole, dask_rows, parts, rss, dask_cpu = dask_read(client, directory)
         reads.append(read)
         wholes.append(whole)
+        dask_cpus.append(dask_cpu)
         assert dask_rows == local_rows, (dask_rows, local_rows)
         print(
-            f"  round {k + 1}: local {wall:.2f} s; dask read {read:.2f} s, with compute "
-            f"{whole:.2f} s ({parts} partitions; rows {local_rows}; the larger worker's RSS "
-            f"{rss:,.0f} MB; {load()})",
+            f"  round {k + 1}: local {wall:.2f} s ({local_cpu:.1f} CPU s); dask read "
+            f"{read:.2f} s, with compute {whole:.2f} s ({dask_cpu:.1f} CPU s; {parts} "
+            f"partitions; rows {local_rows}; the larger worker's RSS {rss:,.0f} MB; {load()})",
             flush=True,
         )
     best_local, best_read, best_whole = min(local), min(reads), min(wholes)
@@ -134,6 +166,11 @@ def measure(name: str, directory: Path, client: Any, repeat: int) -> dict[str, f
     ratio = best_whole / best_local
     verdict = "meets" if ratio <= GOAL else "misses"
     print(f"  dask / local: {ratio:.2f} ({verdict} the goal of {GOAL}); {load()}")
+    cpu_ratio = min(dask_cpus) / min(local_cpus)
+    print(
+        f"  CPU seconds, all processes: local {min(local_cpus):.1f}, dask {min(dask_cpus):.1f} "
+        f"(client and scheduler included): {cpu_ratio:.2f}"
+    )
     return {"local": best_local, "read": best_read, "whole": best_whole, "ratio": ratio}
 
 

@@ -244,7 +244,11 @@ def select(part: ReadPart, picks: Picks, frame: str) -> pd.DataFrame:
     """The rows of ``frame`` of the reads picked, in their order, its index their places among
     all the logs' rows; in ``runs``, the reported costs the client found."""
     rows, index = _rows(part, picks, frame)
-    taken = part.frames[frame].take(rows)
+    whole = part.frames[frame]
+    if len(rows) == len(whole) and bool((rows == np.arange(len(rows))).all()):
+        taken = whole.copy(deep=False)  # every read kept, in order (no copy among them)
+    else:
+        taken = whole.take(rows)
     taken.index = pd.Index(index, dtype=np.int64)
     if frame == "runs":
         taken["reported_cost_usd"] = np.asarray(picks.reported_cost_usd, dtype=np.float64)
