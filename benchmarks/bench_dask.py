@@ -196,7 +196,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             threads_per_worker=1,
             processes=True,
             host="127.0.0.1",
-            dashboard_address=None,
+            dashboard_address="127.0.0.1:0",
             local_directory=scratch,
             silence_logs=logging.ERROR,
         ) as cluster,

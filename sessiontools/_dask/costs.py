@@ -5,22 +5,27 @@ and what ``sessiontools cost --scheduler`` runs (``summarize``, ``connect``); th
 How a read goes, for logs cut into partitions (``sources.partitions``):
 
 1. **map**: each partition is read on a worker (``parts.read_part``: the pandas reader, one
-   process, every read of every run kept), and stays there; the client gathers only each log's
-   summary: its runs' identities and how far each goes, row counts, errors and warnings.
+   process, every read of every run kept, priced, made into the partition's pandas frames),
+   and stays there; the client gathers only each log's summary: its runs' identities and how
+   far each goes, row counts, errors and warnings, and the names the partition's ``category``
+   columns hold.
 2. **choose**: the client puts the summaries together in the logs' order with the pandas
    engine's own rule (``_Builder`` over the summaries: a run read in several logs, in any
    partitions, counts once, from the read that goes furthest, the first on a tie; docs/costs.md,
    "Runs read twice"), and finds the copies, the skipped logs, the transcripts' reported costs
-   and where each run's rows go among all the rows.
-3. **drop duplicates**: each worker keeps the chosen reads of its partition (``parts.select``),
-   numbered as the pandas frames number them, and says which names its ``category`` columns
-   hold; the client makes each category column's categories the union, sorted.
-4. ``dd.from_map`` over the selected partitions gives the three frames (``parts.finish``), with
-   ``meta`` from ``COLUMNS``. Computed and sorted by their index, they equal the pandas frames
-   of the same logs row for row, dtypes and categories included.
+   and where each run's rows go among all the rows (the ``Picks`` of each partition).
+3. **drop duplicates**: a partition that drops reads (copies of runs counted from another
+   read) says which names its ``category`` columns hold in the reads it keeps
+   (``parts.kept_values``); each ``category`` column's categories are the union, sorted.
+4. **frames**: each partition's three frames are made on its worker (``parts.finish``: the
+   reads picked, numbered as the pandas frames number them, with the common categories), and
+   ``dd.from_map`` over them gives the three Dask DataFrames, with ``meta`` from ``COLUMNS``.
+   Computed and sorted by their index, they equal the pandas frames of the same logs row for
+   row, dtypes and categories included.
 
-Steps 1 to 3 run when ``read_on_cluster`` is called (as the pandas one reads when called: errors and
-warnings come then); the frames hold the selected partitions on the workers until dropped.
+Steps 1 to 3 run when ``read_on_cluster`` is called (as the pandas one reads when called: errors
+and warnings come then), and step 4 is started; the frames' partitions stay on the workers until
+the frames are dropped.
 """
 
 from __future__ import annotations
@@ -378,8 +383,8 @@ def _drops(logs: Sequence[Any], picks: Any) -> bool:
 def connect(address: str) -> tuple[Client, Callable[[], None]]:
     """A client of the scheduler at ``address`` (``tcp://host:8786``, ``host:8786``), or of a
     ``LocalCluster`` started here for ``local`` (one worker process per available core, one
-    thread each, on 127.0.0.1, without a dashboard, its workers' scratch space in a temporary
-    directory); and what closes them (the client, the cluster started, that directory).
+    thread each, on 127.0.0.1, its HTTP endpoint on a free port, its workers' scratch space in a
+    temporary directory); and what closes them (the client, the cluster started, that directory).
 
     Raises:
         SchedulerError: the address is not one Dask reads (``usage``), or no scheduler
@@ -401,7 +406,7 @@ def connect(address: str) -> tuple[Client, Callable[[], None]]:
                 threads_per_worker=1,
                 processes=True,
                 host="127.0.0.1",
-                dashboard_address=None,
+                dashboard_address="127.0.0.1:0",
                 local_directory=scratch,
                 silence_logs=logging.CRITICAL,
             )

@@ -41,7 +41,7 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Client]:
             threads_per_worker=1,
             processes=True,
             host="127.0.0.1",
-            dashboard_address=None,
+            dashboard_address="127.0.0.1:0",
             local_directory=str(scratch),
             silence_logs=logging.ERROR,
         ) as cluster,
@@ -275,6 +275,24 @@ def test_cost_on_the_cluster_writes_what_the_command_writes(
     assert remote == local
     assert local[0] == 1  # the damaged sample log: skipped, said, exit 1
     assert b"were copies of other logs" in local[2]
+
+
+def test_cost_on_the_cluster_with_a_price_file_since_and_out(
+    client: Client, tmp_path: Path
+) -> None:
+    """A price file that leaves prices out (the note under the table), --since, --tz and --out:
+    the same files and lines as without the cluster."""
+    prices = tmp_path / "prices.json"
+    prices.write_text('{"claude-sonnet-4-5": {"input": 3}, "gpt-4.1": {"input": 2, "output": 8}}')
+    args = ["cost", str(SESSIONS), "--prices", str(prices), "--since", "2026-10-15"]
+    args += ["--tz", "Europe/Berlin", "--by", "week,provider"]
+    local = _run(*args, "--out", str(tmp_path / "local.txt"))
+    remote = _run(
+        *args, "--out", str(tmp_path / "remote.txt"), "--scheduler", client.scheduler.address
+    )
+    assert remote == local
+    assert (tmp_path / "remote.txt").read_bytes() == (tmp_path / "local.txt").read_bytes()
+    assert b"prices.json gives no" in (tmp_path / "local.txt").read_bytes()
 
 
 def test_dask_scheduler_address_from_the_environment(client: Client) -> None:
