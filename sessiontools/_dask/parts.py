@@ -14,6 +14,7 @@ and set of prices (``price_book``), and made into the pandas frames.
 
 from __future__ import annotations
 
+import io
 import threading
 import warnings
 from collections.abc import Sequence
@@ -27,7 +28,7 @@ from .._cost.build import _Builder
 from .._cost.frames import _frames
 from .._cost.price_book import PriceBook
 from .._cost.price_file import Prices
-from .._cost.rows import COLUMNS, _read_log, _Store
+from .._cost.rows import COLUMNS, _no_cycles, _read_log, _Store
 from .._errors import SessionToolsWarning
 from .._log.reader import MAX_LINE_BYTES
 from .._log.sources import LogStream
@@ -111,11 +112,30 @@ class ReadPart:
         return frames + 300 * sum(len(log.identities) + 1 for log in self.logs)
 
 
-def _open(source: StoredLog, storage_options: dict[str, Any]) -> Any:
-    from fsspec.core import url_to_fs
+def _open(
+    source: StoredLog, storage_options: dict[str, Any], filesystems: dict[str, Any]
+) -> tuple[Any, Any]:
+    """The log open for reading (what to close, and what to read), through fsspec (its file
+    system made once a partition, in ``filesystems``; ``storage_options`` are for a store's,
+    not for local files). A local file is read through the file fsspec opened (its
+    ``LocalFileOpener``'s own), line by line in C."""
+    import fsspec
+    from fsspec.core import split_protocol
+    from fsspec.implementations.local import LocalFileOpener
 
-    fs, path = url_to_fs(source.url, **storage_options)
-    return fs.open(path, "rb")
+    protocol, path = split_protocol(source.url)
+    protocol = protocol or "file"
+    fs = filesystems.get(protocol)
+    if fs is None:
+        local = protocol in ("file", "local")
+        fs = filesystems[protocol] = fsspec.filesystem(
+            protocol, **({} if local else storage_options)
+        )
+    opened = fs.open(path, "rb")
+    inner = getattr(opened, "f", None)
+    if isinstance(opened, LocalFileOpener) and isinstance(inner, io.IOBase):
+        return opened, inner  # the opener holds it open: keep both
+    return opened, opened
 
 
 def read_part(
@@ -127,21 +147,32 @@ def read_part(
     """Read a partition's logs (each ``(position, source)``) into a ``ReadPart``. A log that
     cannot be read is kept in its summary with its error (``LogError``, ``OSError``,
     ``UsageConventionError``), to be raised or skipped on the client, in the logs' order."""
+    with _no_cycles():  # reading makes many objects and no cycles (as a pool worker reads)
+        return _read_part(sources, storage_options, prices, max_line_bytes)
+
+
+def _read_part(
+    sources: Sequence[tuple[int, StoredLog]],
+    storage_options: dict[str, Any],
+    prices: tuple[str, dict[str, Prices], bool],
+    max_line_bytes: int | None,
+) -> ReadPart:
     store = _Store()
     builder = _Builder(once=False)
     logs: list[LogSummary] = []
+    filesystems: dict[str, Any] = {}
     for position, source in sources:
         if source.error is not None:
             logs.append(LogSummary(position, source.name, source.error, ()))
             continue
         try:
-            opened = _open(source, storage_options)
+            opened = _open(source, storage_options, filesystems)
         except OSError as e:
             logs.append(LogSummary(position, source.name, _os_error(e, source), ()))
             continue
-        with opened:
+        with opened[0]:
             read = _read_log(
-                LogStream(opened, source.name), max_line_bytes=max_line_bytes, store=store
+                LogStream(opened[1], source.name), max_line_bytes=max_line_bytes, store=store
             )
         summary = LogSummary(position, read.name, read.error, read.warnings)
         logs.append(summary)
