@@ -105,13 +105,13 @@ def _cpu() -> float:
     return float(times.user + times.system)
 
 
-def cluster_cpu(client: Any) -> float:
+def cluster_cpu(client: Any) -> tuple[float, float]:
     """CPU seconds used so far by the workers, and by this process (the client, and the
     LocalCluster's scheduler, which runs in it)."""
     import resource
 
     me = resource.getrusage(resource.RUSAGE_SELF)
-    return sum(client.run(_cpu).values()) + me.ru_utime + me.ru_stime
+    return sum(client.run(_cpu).values()), me.ru_utime + me.ru_stime
 
 
 def dask_read(client: Any, directory: Path) -> tuple[float, float, list[int], int, float, float]:
@@ -123,10 +123,10 @@ def dask_read(client: Any, directory: Path) -> tuple[float, float, list[int], in
     read = time.perf_counter() - t
     tables = frames.compute()
     whole = time.perf_counter() - t
-    cpu = cluster_cpu(client) - c
+    workers, here = (after - before for after, before in zip(cluster_cpu(client), c, strict=True))
     rows = [len(tables.model_calls), len(tables.runs), len(tables.tool_calls)]
     rss = max(client.run(_rss).values()) / 1e6  # with the frames still held
-    return read, whole, rows, frames.partitions, rss, cpu
+    return read, whole, rows, frames.partitions, rss, (workers, here)
 
 
 def measure(name: str, directory: Path, client: Any, repeat: int) -> dict[str, float]:
@@ -142,14 +142,16 @@ def measure(name: str, directory: Path, client: Any, repeat: int) -> dict[str, f
         wall, local_cpu, local_rows = local_read(directory)
         local.append(wall)
         local_cpus.append(local_cpu)
-        read, whole, dask_rows, parts, rss, dask_cpu = dask_read(client, directory)
+        read, whole, dask_rows, parts, rss, (workers, here) = dask_read(client, directory)
+        dask_cpu = workers + here
         reads.append(read)
         wholes.append(whole)
         dask_cpus.append(dask_cpu)
         assert dask_rows == local_rows, (dask_rows, local_rows)
         print(
             f"  round {k + 1}: local {wall:.2f} s ({local_cpu:.1f} CPU s); dask read "
-            f"{read:.2f} s, with compute {whole:.2f} s ({dask_cpu:.1f} CPU s; {parts} "
+            f"{read:.2f} s, with compute {whole:.2f} s ({dask_cpu:.1f} CPU s: workers "
+            f"{workers:.1f}, client and scheduler {here:.1f}; {parts} "
             f"partitions; rows {local_rows}; the larger worker's RSS {rss:,.0f} MB; {load()})",
             flush=True,
         )

@@ -93,6 +93,11 @@ class LogSummary:
     cost_usd: list[float] = field(default_factory=list)
     unpriced_calls: list[int] = field(default_factory=list)
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # its fields in order (a slotted dataclass pickles through ``fields()``, several
+        # times slower: a summary a log goes to the client)
+        return LogSummary, tuple(getattr(self, name) for name in self.__slots__)
+
 
 @dataclass(slots=True)
 class ReadPart:
