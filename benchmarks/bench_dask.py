@@ -185,6 +185,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--part", choices=("many", "large", "all"), default="all")
     args = parser.parse_args(argv)
 
+    import dask
     from distributed import Client, LocalCluster
 
     import sessiontools.dask
@@ -193,6 +194,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; {load()}")
     with (
         tempfile.TemporaryDirectory(prefix="bench-dask-") as scratch,
+        dask.config.set({"temporary-directory": scratch}),
         LocalCluster(
             n_workers=2,
             threads_per_worker=1,

@@ -399,17 +399,22 @@ def connect(address: str) -> tuple[Client, Callable[[], None]]:
 
     _quiet()
     if address == "local":
+        import dask
+
         scratch = tempfile.mkdtemp(prefix="sessiontools-dask-")
         try:
-            cluster = LocalCluster(
-                n_workers=available_cores(),
-                threads_per_worker=1,
-                processes=True,
-                host="127.0.0.1",
-                dashboard_address="127.0.0.1:0",
-                local_directory=scratch,
-                silence_logs=logging.CRITICAL,
-            )
+            # the scheduler's scratch space too (it would be left in the system's temporary
+            # directory otherwise)
+            with dask.config.set({"temporary-directory": scratch}):
+                cluster = LocalCluster(
+                    n_workers=available_cores(),
+                    threads_per_worker=1,
+                    processes=True,
+                    host="127.0.0.1",
+                    dashboard_address="127.0.0.1:0",
+                    local_directory=scratch,
+                    silence_logs=logging.CRITICAL,
+                )
         except Exception as e:  # distributed raises RuntimeError and others
             shutil.rmtree(scratch, ignore_errors=True)
             raise SchedulerError(f"cannot start a local cluster: {_one_line(e)}") from None

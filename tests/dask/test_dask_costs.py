@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import dask
 import pandas as pd
 import pytest
 from click.testing import CliRunner
@@ -36,6 +37,7 @@ DAMAGED = SESSIONS / "05_damaged_middle_line.jsonl"
 def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Client]:
     scratch = tmp_path_factory.mktemp("dask-workers")
     with (
+        dask.config.set({"temporary-directory": str(scratch)}),  # nothing left in TMPDIR
         LocalCluster(
             n_workers=2,
             threads_per_worker=1,
