@@ -50,6 +50,12 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Client]:
         Client(cluster) as client,
     ):
         yield client
+    # The clusters' worker processes were started through multiprocessing, which started its
+    # resource tracker, a child of this process that would outlive the module: stop it (it
+    # starts again when needed), so that no child is left behind (tests/parallel checks so).
+    from multiprocessing import resource_tracker
+
+    resource_tracker._resource_tracker._stop()  # type: ignore[attr-defined]
 
 
 def _lines(path: Path, n: int) -> bytes:
