@@ -27,12 +27,15 @@ Then the browser (unless ``--no-browser``): each report is opened K times from `
 headless Chromium (``/usr/bin/chromium`` through Playwright, as the tests do), in a new page
 each time, and the Navigation Timing of the fastest load is printed: DOM interactive, DOM
 content loaded, the load event (the page's script has read the facts and listens for hovers:
-interactive) and the first contentful paint, in milliseconds from the start of navigation.
+interactive) and the first contentful paint, in milliseconds from the start of navigation,
+and the number of marks the page's script drew (the spans the export holds).
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
+import json
 import os
 import platform
 import shutil
@@ -92,7 +95,12 @@ def _ok(ratio: float, goal: float) -> str:
 
 
 def _marks(path: Path) -> int:
-    return path.read_bytes().count(b" data-span-id=")
+    """The marks the page's script draws: one per span id in the runs' drawings (each run's
+    ids, 8 bytes each, in one base64 string: sessiontools/_html/render.py, ``_Facts``)."""
+    text = path.read_text(encoding="utf-8")
+    start = text.index(">", text.index('id="st-facts"')) + 1
+    facts = json.loads(text[start : text.index("</script>", start)])
+    return sum(len(base64.b64decode(run[7])) // 8 for run in facts["r"])
 
 
 def _spans(paths: Sequence[Path]) -> int:
@@ -195,10 +203,11 @@ def bench_browser(reports: Sequence[tuple[str, Path]], repeat: int) -> None:
         const nav = performance.getEntriesByType('navigation')[0];
         const paint = performance.getEntriesByName('first-contentful-paint')[0];
         return [nav.domInteractive, nav.domContentLoadedEventEnd, nav.loadEventEnd,
-                paint ? paint.startTime : -1];
+                paint ? paint.startTime : -1,
+                document.querySelectorAll('[data-span-id]').length];
     }"""
     print(f"browser: headless {CHROMIUM}, {repeat} loads each from file://, the fastest load (ms)")
-    heads = ("interactive", "DOM loaded", "load event", "first paint")
+    heads = ("interactive", "DOM loaded", "load event", "first paint", "marks")
     print(f"  {'report':<10}" + "".join(f"{h:>12}" for h in heads))
     try:
         with sync_playwright() as p:
@@ -213,7 +222,7 @@ def bench_browser(reports: Sequence[tuple[str, Path]], repeat: int) -> None:
                     timings.append(page.evaluate(script))
                     page.close()
                 best = min(timings, key=lambda t: t[2])
-                print(f"  {name:<10}" + "".join(f"{v:12.0f}" for v in best))
+                print(f"  {name:<10}" + "".join(f"{v:12,.0f}" for v in best))
             context.close()
     finally:
         shutil.rmtree(profile, ignore_errors=True)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import os
 import sys
+from decimal import Decimal
 from typing import IO, TYPE_CHECKING, Any
 
 import click
@@ -70,7 +71,12 @@ if TYPE_CHECKING:
     ),
 )
 @click.option(
-    "--prices", metavar="FILE", help="Prices by model id (JSON or TOML); wins over genai-prices."
+    "--prices",
+    metavar="FILE",
+    help=(
+        "Prices by model id (JSON or TOML), in US dollars per million tokens; wins over "
+        "genai-prices."
+    ),
 )
 @click.option(
     "--since", metavar="TIME", type=_TEXT, help="Only calls at or after TIME (RFC 3339 or a date)."
@@ -212,13 +218,15 @@ def _write(report: Summary, logs: int, fmt: str, out: str | None) -> None:
             "further): every run was counted once"
         )
     colour = out is None and fmt == "table" and _colour(sys.stdout)
-    with _Output(out) as target:
+    with _Output(out, what="output") as target:
         target.write(render(report, fmt, colour=colour).encode())
         target.commit()
 
 
 def _exit_status(report: Summary, max_cost: tuple[float, str] | None) -> int:
-    over = None if max_cost is None else _over_budget(report.groups.total, *max_cost)
+    over = None
+    if max_cost is not None:
+        over = _over_budget(report.groups.total, report.groups.exact_cost_usd(), *max_cost)
     if over is not None:
         _say(f"sessiontools cost: error: {over}")
     if report.skipped:
@@ -226,20 +234,25 @@ def _exit_status(report: Summary, max_cost: tuple[float, str] | None) -> int:
     return EXIT_OK if over is None else EXIT_OVER_BUDGET
 
 
-def _over_budget(total: dict[str, Any], limit: float, shown: str) -> str | None:
+def _over_budget(
+    total: dict[str, Any], exact: Decimal | None, limit: float, shown: str
+) -> str | None:
     """Why the total fails ``--max-cost``, in one line; ``None`` when it passes: the priced
-    total is at most the limit and nothing is unpriced."""
+    total is at most the limit and nothing is unpriced. The total is compared exactly
+    (``exact``, the sum of the calls' exact costs, with the limit as written): a total equal
+    to the limit passes, though its float sum may be a hair above it."""
     from .._cost.build import usd_text
 
     cost = float(total["cost_usd"])
-    models = ", ".join(total["unpriced_models"]) or "(no model named)"
+    above = cost > limit if exact is None else exact > Decimal(shown)
+    models = _models(total["unpriced_models"])
     if total["lower_bound"]:
         if math.isnan(cost):
             return (
                 f"no call could be priced ({models}), so the total cost cannot be known to be "
                 f"at most the limit of ${shown} (--max-cost); give their prices with --prices"
             )
-        if cost > limit:
+        if above:
             return (
                 f"the total cost is at least ${usd_text(cost)}, above the limit of ${shown} "
                 f"(--max-cost); calls of {models} are unpriced"
@@ -249,14 +262,31 @@ def _over_budget(total: dict[str, Any], limit: float, shown: str) -> str | None:
             f"be priced, so it cannot be known to be at most the limit of ${shown} "
             "(--max-cost); give their prices with --prices"
         )
-    if cost > limit:
+    if above:
         return f"the total cost ${usd_text(cost)} is above the limit of ${shown} (--max-cost)"
     return None
 
 
+#: How many unpriced models the --max-cost line names.
+_NAMED_MODELS = 5
+
+
+def _models(models: tuple[str, ...]) -> str:
+    """The unpriced models as the --max-cost line names them: the first few, each cut as the
+    table cuts a name (a model id can be megabytes long), and how many more."""
+    from .._cost.report import _fit
+
+    if not models:
+        return "(no model named)"
+    named = ", ".join(_fit(model) for model in models[:_NAMED_MODELS])
+    more = len(models) - _NAMED_MODELS
+    return named + (f" and {more} more" if more > 0 else "")
+
+
 def _colour(stream: IO[str] | None) -> bool:
-    """Colour for a terminal that takes it (not with ``NO_COLOR`` set, or ``TERM=dumb``)."""
-    if stream is None or "NO_COLOR" in os.environ or os.environ.get("TERM") == "dumb":
+    """Colour for a terminal that takes it: not with ``NO_COLOR`` set to anything but the
+    empty string (no-color.org: an empty ``NO_COLOR`` does not count), or ``TERM=dumb``."""
+    if stream is None or os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
         return False
     try:
         return stream.isatty()

@@ -8,15 +8,18 @@
   (``_warnings_to_stderr``), and running out of memory.
 - Text from a log or a file name is shown with its control characters escaped (``printable``),
   so a log cannot drive the terminal.
-- A progress bar shows on stderr for many logs, only on a terminal.
+- A progress bar shows on stderr while logs are read, only on a terminal and once reading
+  has taken a second (``PROGRESS_AFTER``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import sys
+import time
 import warnings
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import click
 
@@ -79,15 +82,39 @@ def _warnings_to_stderr(command: str) -> Iterator[None]:
                     _say(f"sessiontools {command}: warning: {w.message}")
 
 
+#: How long reading logs goes on before a progress bar shows (seconds): work that ends
+#: sooner needs none, and a bar that flashes by for two small logs is noise.
+PROGRESS_AFTER = 1.0
+
+
 @contextlib.contextmanager
-def _progress(total: int) -> Iterator[Callable[[str], None] | None]:
-    """A progress bar on stderr for many logs, only on a terminal."""
+def _progress(
+    total: int, *, after: float = PROGRESS_AFTER, clock: Callable[[], float] = time.monotonic
+) -> Iterator[Callable[[str], None] | None]:
+    """A progress bar on stderr while logs are read, only on a terminal, and only for long
+    work: it shows once reading has taken ``after`` seconds with logs still to read (the
+    logs read so far counted), never for a single log."""
     stream = sys.stderr
     if total < 2 or stream is None or not stream.isatty():
         yield None
         return
-    with click.progressbar(length=total, label="reading logs", file=stream) as bar:
-        yield lambda name: bar.update(1)
+    started = clock()
+    done = 0
+    with contextlib.ExitStack() as stack:
+        bar: Any = None
+
+        def step(name: str) -> None:
+            nonlocal done, bar
+            done += 1
+            if bar is not None:
+                bar.update(1)
+            elif done < total and clock() - started >= after:
+                bar = stack.enter_context(
+                    click.progressbar(length=total, label="reading logs", file=stream)
+                )
+                bar.update(done)
+
+        yield step
 
 
 def _reason(e: OSError) -> str:

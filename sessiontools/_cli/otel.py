@@ -14,7 +14,6 @@ logs exported once each; or sent to an OTLP/HTTP endpoint (docs/traces.md, "Comm
 
 from __future__ import annotations
 
-import glob
 import os
 import sys
 from collections.abc import Callable
@@ -24,6 +23,7 @@ import click
 
 from .._errors import LogError, StateError
 from .._log.reader import MAX_LINE_BYTES
+from .._log.sources import is_one_file
 from .._otel.export import export_otlp_json
 from .._otel.ids import parse_span_id, parse_trace_id
 from .._send.config import COMPRESSIONS, PROTOCOLS
@@ -185,9 +185,12 @@ def otel(
             "max_line_bytes": max_line_bytes,
         }
         sending = send or endpoint is not None
-        one = len(logs) == 1 and (logs[0] == "-" or _one_file(logs[0]))
+        one = len(logs) == 1 and (logs[0] == "-" or is_one_file(logs[0]))
         if fmt == "chrome-trace" and (sending or not one):
-            raise click.UsageError("--format chrome-trace is for one log, written out")
+            raise click.UsageError(
+                "--format chrome-trace takes one log and writes it "
+                "(not with several logs, --send or --endpoint)"
+            )
         if not sending:
             given = {
                 "header": header,
@@ -223,12 +226,6 @@ def otel(
     except _Failure as e:
         _say(f"sessiontools otel: error: {e}")
         return e.exit_code
-
-
-def _one_file(path: str) -> bool:
-    """Whether ``path`` names one log file (or names nothing: its read says so), not a
-    directory or a pattern."""
-    return not os.path.isdir(path) and not (glob.has_magic(path) and not os.path.exists(path))
 
 
 def _export_chrome_trace(source: Any, write: Callable[[bytes], object], **options: Any) -> None:

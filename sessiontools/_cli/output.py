@@ -156,9 +156,10 @@ class _Output:
       the bytes copied into it: those cannot be renamed onto.
     """
 
-    def __init__(self, path: str | None) -> None:
+    def __init__(self, path: str | None, *, what: str = "export") -> None:
         self.path = path
         self.where = path or "stdout"
+        self.what = what  # what is written, as messages name it: "export", "output"
         self.tmp: str | None = None
         self.target: str | None = None  # the regular file to rename onto
         self.mode: int | None = None  # its permission bits, when it exists
@@ -219,7 +220,7 @@ class _Output:
             with contextlib.suppress(OSError, ValueError):
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             raise _Failure(
-                f"{self.where} was closed before the export was written", EXIT_DAMAGED
+                f"{self.where} was closed before the {self.what} was written", EXIT_DAMAGED
             ) from None
         except OSError as e:
             raise _Failure(f"cannot write {self.where}: {_reason(e)}", EXIT_DAMAGED) from None

@@ -63,18 +63,21 @@ def report(
     for standard input): a timeline of runs, model calls and tool calls, costs, cache, labels.
     A damaged log is reported and skipped; the others still count (exit status 1)."""
     from .._html.read import ReportReads, paused_gc
-    from .._log.sources import LogStream, find_logs
+    from .._log.sources import LogStream, find_named_logs
 
     try:
+        if title == "":
+            raise click.BadParameter("must not be empty", param_hint="--title")
         if logs.count("-") > 1:
             raise click.BadParameter("- (standard input) is given more than once", param_hint="LOG")
         items: list[Any] = [
             LogStream(_stdin("LOG"), "<stdin>") if log == "-" else log for log in logs
         ]
         try:
-            found = find_logs(items)
+            named = find_named_logs(items)  # the conversation ids sessiontools otel gives
         except FileNotFoundError as e:
             raise click.BadParameter(str(e), param_hint="LOG") from None
+        found = [log for log, _ in named]
         book = _price_book(prices)
         inputs = [os.fspath(log) for log in found if isinstance(log, os.PathLike)]
         if "-" in logs:
@@ -84,15 +87,23 @@ def report(
             _make_directory(out, check_only=True)  # made once the logs are read
         elif out != "-":
             _check_out(out, *inputs)
+        try:
+            # A pool of processes for many logs starts reading now (one log is read here, by
+            # collect_report) ...
+            reads = ReportReads(
+                found,
+                content=content,
+                workers=None,
+                max_line_bytes=max_line_bytes,
+                conversation_ids=[cid for _, cid in named],
+            )
+        except ValueError as e:  # two logs that would take the same conversation id
+            raise click.BadParameter(str(e), param_hint="LOG") from None
         with (
+            reads,
             paused_gc(),  # what is read stays until it is written (see paused_gc)
             _warnings_to_stderr("report"),
             _progress(len(found)) as step,
-            # A pool of processes for many logs starts reading now (one log is read here, by
-            # collect_report) ...
-            ReportReads(
-                found, content=content, workers=None, max_line_bytes=max_line_bytes
-            ) as reads,
         ):
             # ... while this process loads pandas, genai-prices (the price book asks it) and
             # Jinja2, which only this command needs.

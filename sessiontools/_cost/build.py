@@ -22,7 +22,7 @@ from typing import Any, Protocol, TypeAlias
 
 import numpy as np
 
-from .._errors import CostMismatchWarning, LogError, UsageConventionError
+from .._errors import CostMismatchWarning, LogError, SessionToolsWarning, UsageConventionError
 from .._log.limits import check_run
 from .._log.sources import DirectoryError
 from .._model.identity import RunIdentity
@@ -31,7 +31,7 @@ from .groups import CallArrays
 from .price_book import PriceBook
 from .price_file import Prices
 from .pricing import Codes, Priced, match_providers, price_calls
-from .rows import _TOKENS, LogReads, _Columns, _LogRows
+from .rows import _TOKENS, LogReads, _Columns, _LogRows, refused_labels_warning
 
 __all__ = [
     "Built",
@@ -343,10 +343,12 @@ def call_arrays(built: Built, book: PriceBook) -> CallArrays:
             "run_index": lambda: np.array(data["run_index"], dtype=np.int64),
             "model": lambda: built.model,
             "priced_as": lambda: found.priced_as,
+            "price_source": lambda: found.price_source,
             "provider": provider,
             "tool": lambda: Codes.of(data["tool"]),
             "labels": lambda: data["labels"],
         },
+        cost_scale=found.cost_scale,
     )
 
 
@@ -376,8 +378,13 @@ def read_rows(
             if isinstance(read, Session):
                 for run in read.runs:  # read by the session library: not checked yet
                     check_run(run, read.name)  # may raise
-                builder.add(_LogRows(read.name, read.runs, read.closing_line))  # may raise
+                rows = _LogRows(read.name, read.runs, read.closing_line)  # may raise
+                builder.add(rows)
                 said.extend(read.warnings)
+                refused = refused_labels_warning(read.name, rows.refused_labels)
+                if refused is not None:
+                    said.append(refused)
+                    warnings.warn(SessionToolsWarning(refused), stacklevel=stacklevel + 1)
                 if progress is not None:
                     progress(read.name)
                 continue

@@ -22,13 +22,27 @@ from __future__ import annotations
 
 import re
 import zoneinfo
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from functools import lru_cache
 from typing import Any
 
 from .._log.times import _civil_from_days, _days_from_civil
 
-__all__ = ["CALENDAR", "LOG_ZONE", "calendar_keys", "check_zone", "local_ns", "parse_time"]
+__all__ = [
+    "CALENDAR",
+    "LOG_ZONE",
+    "Zone",
+    "calendar_keys",
+    "check_zone",
+    "local_ns",
+    "parse_time",
+    "zone_name",
+]
+
+#: What ``tz=`` takes: a zone's name (``"UTC"``, an IANA name, ``"log"``) or a ``tzinfo``
+#: that has one (``zone_name``).
+Zone = str | tzinfo
+
 
 #: The calendar groups.
 CALENDAR = ("day", "week", "month")
@@ -47,6 +61,37 @@ def _zone(name: str) -> zoneinfo.ZoneInfo | None:
     if name == "UTC":
         return None
     return zoneinfo.ZoneInfo(name)
+
+
+def zone_name(tz: object) -> str:
+    """The name of a zone given as ``tz=``: a name as it is; a ``zoneinfo.ZoneInfo`` its IANA
+    key (``ZoneInfo("Europe/Berlin")``: ``Europe/Berlin``); ``datetime.timezone.utc`` (or
+    any offset of zero) ``UTC``; a fixed ``datetime.timezone`` of whole hours the IANA zone
+    of that fixed offset (UTC+02:00: ``Etc/GMT-2``, whose sign is POSIX's); a pytz zone its
+    ``zone``. The name is then checked as ``check_zone`` checks it.
+
+    Raises:
+        TypeError: ``tz`` is neither text nor a zone with a name (a ``ZoneInfo`` read from a
+            file, a ``dateutil`` zone, an offset that is not whole hours, a number...).
+    """
+    if isinstance(tz, str):
+        return tz
+    if isinstance(tz, zoneinfo.ZoneInfo) and tz.key:
+        return tz.key
+    if isinstance(tz, timezone):
+        offset = tz.utcoffset(None)
+        hours, rest = divmod(int(offset.total_seconds()), 3600)
+        if offset == timedelta(0):
+            return "UTC"
+        if not rest and -12 <= hours <= 14:
+            return f"Etc/GMT{-hours:+d}"
+    name = getattr(tz, "zone", None)  # pytz's zones
+    if isinstance(tz, tzinfo) and isinstance(name, str) and name:
+        return name
+    raise TypeError(
+        f"tz must be a time zone's name (UTC, an IANA name such as Europe/Berlin, or log), a "
+        f"zoneinfo.ZoneInfo or datetime.timezone.utc, not {type(tz).__name__} {tz!r}"
+    )
 
 
 def check_zone(name: str) -> str:

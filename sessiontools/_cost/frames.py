@@ -41,7 +41,8 @@ from .._log.sources import find_logs
 from .._model.session import Session
 from .build import Built, PriceSource, SkippedLog, _Builder, check_reported, read_rows, usd_text
 from .cache import cache_hit_rate
-from .groups import METRICS, CallArrays, Groups, group_costs
+from .calendar import Zone
+from .groups import METRICS, CallArrays, Groups, group_costs, key_columns
 from .names import GROUPS
 from .price_book import PriceBook
 from .pricing import Codes, match_providers
@@ -307,13 +308,15 @@ def tool_calls(logs: Logs, *, prices: PriceSource = None) -> pd.DataFrame:
     return read_costs(logs, prices=prices).tool_calls
 
 
-def cost_by(calls: pd.DataFrame, by: str | Sequence[str], *, tz: str = "UTC") -> pd.DataFrame:
+def cost_by(calls: pd.DataFrame, by: str | Sequence[str], *, tz: Zone = "UTC") -> pd.DataFrame:
     """Cost and tokens of a ``model_calls`` frame grouped by any of ``session``, ``run``
     (session and run index), ``day``, ``week`` (ISO, ``2026-W43``) and ``month``
     (``2026-10``) of the call in the zone ``tz``, ``model``, ``priced_as`` (the model id the
     price came from: ``gpt-5`` for ``gpt-5-2025-08-07``), ``provider``, ``tool`` (the agent's
     own turns have no tool: NA) and ``label`` (each label the session held at the call's
-    entry; a call counts under each of its labels, or under ``(none)``), in any combination.
+    entry; a call counts under each of its labels, and a call with none under NA, which
+    tables show as ``(none)``), in any combination; ``priced_as`` groups by ``price_source``
+    too (the same id from a price file and from genai-prices is two prices).
 
     A pure function of the frame (``groups.group_costs`` on its columns): what
     ``sessiontools cost`` prints, for any frame with ``COLUMNS["model_calls"]``
@@ -322,7 +325,8 @@ def cost_by(calls: pd.DataFrame, by: str | Sequence[str], *, tz: str = "UTC") ->
     Args:
         tz: the zone of ``day``, ``week`` and ``month``: ``"UTC"`` (the default), an IANA
             name (``"Europe/Berlin"``), or ``"log"``: each entry's own UTC offset, as
-            agentloop wrote it. Times in the frame stay UTC.
+            agentloop wrote it; or a ``tzinfo`` with a name (``zoneinfo.ZoneInfo``,
+            ``datetime.timezone.utc``; ``calendar.zone_name``). Times in the frame stay UTC.
 
     Returns:
         One row per group, sorted by the groups (no value last): the group columns (text as
@@ -336,12 +340,66 @@ def cost_by(calls: pd.DataFrame, by: str | Sequence[str], *, tz: str = "UTC") ->
         ``label``, the groups count a call once per label).
 
     Raises:
-        ValueError: an unknown group name or time zone.
+        ValueError: an unknown group name or time zone; ``calls`` is not a ``model_calls``
+            frame (a ``runs`` or ``tool_calls`` frame, say): the message names the columns
+            it lacks and the groups its own columns would allow.
+        TypeError: ``tz`` is neither a zone's name nor a zone that has one.
         OutOfRangeError: a token column of ``calls`` adds up (in absolute value) past 2^63-1,
             which no ``Int64`` sum holds: no group's sum, nor the total of all, may wrap.
     """
     names = [by] if isinstance(by, str) else list(by)
+    key_columns(names)  # an unknown group first
+    _check_model_calls(calls)
     return groups_frame(group_costs(call_arrays(calls), names, tz))
+
+
+#: The columns of ``model_calls`` grouping reads, besides the keys.
+_NEEDED = (
+    *_TOKENS,
+    "total_tokens",
+    "cost_usd",
+    "priced",
+    "cache_savings_usd",
+    "model",
+    "time",
+    "utc_offset_seconds",
+)
+#: Each group and the columns it reads.
+_GROUP_COLUMNS = {
+    "session": ("session",),
+    "run": ("session", "run_index"),
+    "day": ("time", "utc_offset_seconds"),
+    "week": ("time", "utc_offset_seconds"),
+    "month": ("time", "utc_offset_seconds"),
+    "model": ("model",),
+    "priced_as": ("price_source", "priced_as"),
+    "provider": ("provider",),
+    "tool": ("tool",),
+    "label": ("labels",),
+}
+
+
+def _check_model_calls(calls: object) -> None:
+    """Raise a ``ValueError`` that says what is wrong when ``calls`` is not a ``model_calls``
+    frame (a bare ``KeyError`` would name one column and not the frame)."""
+    import pandas as pd
+
+    if not isinstance(calls, pd.DataFrame):
+        raise TypeError(
+            f"cost_by takes a model_calls frame (read_costs(...).model_calls), not "
+            f"{type(calls).__name__}"
+        )
+    have = set(calls.columns)
+    missing = [c for c in (*_NEEDED, *{c for cs in _GROUP_COLUMNS.values() for c in cs})
+               if c not in have]  # fmt: skip
+    if not missing:
+        return
+    could = [g for g, columns in _GROUP_COLUMNS.items() if all(c in have for c in columns)]
+    raise ValueError(
+        "cost_by groups a model_calls frame (read_costs(...).model_calls), one row per model "
+        f"call; this frame lacks its columns {', '.join(repr(c) for c in sorted(set(missing)))}"
+        f" (of the groups, its columns hold the keys of {', '.join(could) or 'none'})"
+    )
 
 
 def call_arrays(calls: pd.DataFrame) -> CallArrays:
@@ -372,6 +430,7 @@ def call_arrays(calls: pd.DataFrame) -> CallArrays:
             "run_index": run_index,
             "model": lambda: model,
             "priced_as": lambda: _codes(calls["priced_as"]),
+            "price_source": lambda: _codes(calls["price_source"]),
             "provider": lambda: _codes(calls["provider"]),
             "tool": lambda: _codes(calls["tool"]),
             "labels": labels,

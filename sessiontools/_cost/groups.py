@@ -7,7 +7,8 @@ Groups (``GROUPS``): ``session``; ``run`` (session and run index); ``day``, ``we
 ``month`` of the call in a time zone (``calendar``); ``model``; ``priced_as``
 (the model id the price came from); ``provider``; ``tool`` (the tool that made the call; none
 for the agent's own turns); ``label`` (each label the session held at the call's entry: a
-call counts under each of its labels, and under ``(none)`` when it had none). Any
+call counts under each of its labels, and when it had none under the group with no value,
+``None``, which tables show as ``(none)``). Any
 combination, in order.
 
 Every group has: ``calls``, the token sums, ``cost_usd`` (the sum over its priced calls; NaN
@@ -24,6 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -31,9 +33,9 @@ import numpy as np
 from .._errors import OutOfRangeError
 from .._log.limits import INT64_MAX
 from .cache import cache_hit_rate
-from .calendar import CALENDAR, calendar_keys, check_zone, local_ns
-from .names import GROUPS, NO_LABEL
-from .pricing import TOKENS, Codes
+from .calendar import CALENDAR, Zone, calendar_keys, check_zone, local_ns, zone_name
+from .names import GROUPS
+from .pricing import TOKENS, Codes, exact_total
 
 __all__ = ["METRICS", "NUMBERS", "CallArrays", "Groups", "group_costs", "key_columns"]
 
@@ -52,7 +54,8 @@ METRICS = (
 
 
 def key_columns(by: Sequence[str]) -> list[str]:
-    """The key columns of a grouping: ``run`` is ``session`` and ``run_index``; each once.
+    """The key columns of a grouping: ``run`` is ``session`` and ``run_index``, ``priced_as``
+    is ``price_source`` and ``priced_as``; each once.
 
     Raises:
         ValueError: an unknown group name.
@@ -61,7 +64,12 @@ def key_columns(by: Sequence[str]) -> list[str]:
     for name in by:
         if name not in GROUPS:
             raise ValueError(f"cannot group by {name!r}: choose from {', '.join(GROUPS)}")
-        keys += ["session", "run_index"] if name == "run" else [name]
+        if name == "run":
+            keys += ["session", "run_index"]
+        elif name == "priced_as":  # the same model id from two sources is two prices
+            keys += ["price_source", "priced_as"]
+        else:
+            keys.append(name)
     return list(dict.fromkeys(keys))
 
 
@@ -86,6 +94,7 @@ class CallArrays:
     utc_offset_seconds: Any
     keys: Mapping[str, Callable[[], Any]]
     rows: Any = None  # the calls kept (an index), None for all
+    cost_scale: Any = None  # ``Priced.cost_scale``, for the exact total; None: not known
     _made: dict[str, Any] = field(default_factory=dict)
 
     def __len__(self) -> int:
@@ -116,6 +125,7 @@ class CallArrays:
             None if self.utc_offset_seconds is None else self.utc_offset_seconds[rows],
             self.keys,
             rows if self.rows is None else self.rows[rows],
+            None if self.cost_scale is None else self.cost_scale[rows],
         )
 
     def between(self, since: int | None, until: int | None) -> CallArrays:
@@ -147,9 +157,17 @@ class Groups:
     columns: dict[str, Any]
     total: dict[str, Any]
     tz: str
+    #: works out the total's priced cost exactly (``pricing.exact_total``), when asked:
+    #: ``None`` when the calls do not say it (a frame's columns)
+    exact: Callable[[], Decimal] | None = None
 
     def __len__(self) -> int:
         return len(self.columns["calls"])
+
+    def exact_cost_usd(self) -> Decimal | None:
+        """The total's priced cost, exactly: the sum of the calls' exact costs (what
+        ``--max-cost`` compares with the limit); ``None`` when not known (groups of a frame)."""
+        return None if self.exact is None else self.exact()
 
     @property
     def lower_bound(self) -> bool:
@@ -177,15 +195,17 @@ def check_sums(calls: CallArrays) -> None:
             )
 
 
-def group_costs(calls: CallArrays, by: Sequence[str], tz: str = "UTC") -> Groups:
-    """Group ``calls`` by ``by`` (see the module docstring), the calendar in ``tz``.
+def group_costs(calls: CallArrays, by: Sequence[str], tz: Zone = "UTC") -> Groups:
+    """Group ``calls`` by ``by`` (see the module docstring), the calendar in ``tz`` (a name,
+    or a ``tzinfo`` that has one: ``calendar.zone_name``).
 
     Raises:
         ValueError: an unknown group name or zone.
+        TypeError: ``tz`` is neither a zone's name nor a zone that has one.
         OutOfRangeError: a token column adds up past 2^63-1.
     """
     keys = key_columns(by)
-    check_zone(tz)
+    tz = check_zone(zone_name(tz))
     check_sums(calls)
     n = len(calls)
     rows = np.arange(n, dtype=np.int64)  # the call of each grouped row (a call per label)
@@ -201,7 +221,8 @@ def group_costs(calls: CallArrays, by: Sequence[str], tz: str = "UTC") -> Groups
             labels = calls.key("labels")
             counts = np.fromiter((len(t) or 1 for t in labels), dtype=np.int64, count=n)
             expanded = np.repeat(np.arange(n, dtype=np.int64), counts)
-            flat = Codes.of([label for t in labels for label in (t or (NO_LABEL,))])
+            # a call with no label: the group with no value (None), which no label can be
+            flat = Codes.of([label for t in labels for label in (t or (None,))])
             # rows so far are one per call: take every key found so far along
             parts = [(codes[expanded], values) for codes, values in parts]
             rows = expanded
@@ -225,7 +246,14 @@ def group_costs(calls: CallArrays, by: Sequence[str], tz: str = "UTC") -> Groups
             | {"cost_usd": 0.0, "cache_hit_rate": math.nan, "cache_savings_usd": 0.0}
             | {"unpriced_calls": 0, "unpriced_models": (), "lower_bound": False}
         )
-    return Groups(tuple(by), tuple(keys), columns, total_row, tz)
+    exact = None
+    scale = calls.cost_scale
+    if scale is not None:
+
+        def exact() -> Decimal:
+            return exact_total(calls.cost_usd, scale, calls.priced & calls.has_usage)
+
+    return Groups(tuple(by), tuple(keys), columns, total_row, tz, exact)
 
 
 def _first(values: Any) -> Any:

@@ -20,8 +20,10 @@ GROUPS = (
     "label",
 )
 
-#: The ``label`` group of the calls made while the session held no label (a real label
-#: starts with a lower-case letter or a digit, so none is spelled this way).
+#: How ``table`` and ``markdown`` show the ``label`` group of the calls made while the
+#: session held no label: the group with no value (``None``; NA in a frame, ``null`` in
+#: ``json``), so no label read from a log can fall in it. A label spelled so (which
+#: agentloop refuses) is shown in double quotes.
 NO_LABEL = "(none)"
 
 #: What ``sessiontools cost --format`` writes.

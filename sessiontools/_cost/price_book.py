@@ -68,7 +68,15 @@ from typing import TYPE_CHECKING, Any, Final
 from .._errors import SessionToolsWarning
 from .._log.entries import Usage
 from .._model.usage import check_counts, inclusive_input_tokens
-from .price_file import _NAN, SOURCE_FILE, SOURCE_GENAI_PRICES, Prices, Rates, load_prices
+from .price_file import (
+    _NAN,
+    SOURCE_FILE,
+    SOURCE_GENAI_PRICES,
+    ExactRates,
+    Prices,
+    Rates,
+    load_prices,
+)
 
 if TYPE_CHECKING:
     import genai_prices.types as gp_types
@@ -401,7 +409,8 @@ class PriceBook:
         return None if table is None else table.rates_for(inclusive_input_tokens)
 
     def cost_usd(self, provider: str, model: str, time_unix_nano: int, usage: Usage) -> float:
-        """What one model call cost, in US dollars; NaN when unpriced or a used price is unknown.
+        """What one model call cost, in US dollars; NaN when unpriced or a used price is unknown
+        (a call of no tokens costs 0 even unpriced).
 
         The whole request at its tier's rates (docs/costs.md, "Prices": providers bill the whole
         request at the tier rate when its inclusive input passes the threshold). Raises
@@ -410,7 +419,8 @@ class PriceBook:
         table = self.table(provider, model, time_unix_nano)
         if table is None:
             check_counts(usage)
-            return _NAN
+            # no tokens cost nothing, whoever prices them (a count of zero never makes NaN)
+            return 0.0 if usage == Usage() else _NAN
         return table.rates_for(inclusive_input_tokens(usage)).cost_usd(usage)
 
     def missing_prices(self, model: str) -> tuple[str, ...] | None:
@@ -572,17 +582,29 @@ def _probe(price: Any, start: int, end: int | None, known: Mapping[str, bool]) -
     if not _close(got, want):
         return None
 
-    def rate(value: Decimal, name: str) -> float:
-        return float(value) if value or known[name] else _NAN
+    def rate(value: Decimal, name: str) -> Decimal | None:
+        return value if value or known[name] else None
 
-    return Rates(
+    exact = ExactRates(
         input=rate(input_rate, "input"),
         output=rate(output_rate, "output"),
         cache_read=rate(cache_read_rate, "cache_read"),
         cache_write=rate(cache_write_rate, "cache_write"),
+        request=fee,
+    )
+
+    def inexact(value: Decimal | None) -> float:
+        return _NAN if value is None else float(value)
+
+    return Rates(
+        input=inexact(exact.input),
+        output=inexact(exact.output),
+        cache_read=inexact(exact.cache_read),
+        cache_write=inexact(exact.cache_write),
         tier_start=start,
         source=SOURCE_GENAI_PRICES,
         request=float(fee),
+        exact=exact,
     )
 
 

@@ -19,7 +19,7 @@ import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import Context, Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -30,14 +30,28 @@ from .._model.usage import check_counts
 if TYPE_CHECKING:
     pass
 
-__all__ = ["SOURCE_FILE", "SOURCE_GENAI_PRICES", "Prices", "Rates", "load_prices"]
+__all__ = [
+    "EXACT",
+    "SOURCE_FILE",
+    "SOURCE_GENAI_PRICES",
+    "ExactRates",
+    "Prices",
+    "Rates",
+    "load_prices",
+]
 
 
-def _per_token(per_million: float | None) -> float:
-    """US dollars per million tokens -> per token, in ``Decimal`` then one rounding to float."""
+def _exact_per_token(per_million: float | None) -> Decimal | None:
+    """US dollars per million tokens -> per token, exactly, as a ``Decimal`` (the price as
+    its shortest decimal text: ``0.3`` is 0.3, not the binary float nearest it)."""
     if per_million is None:
-        return _NAN
-    return float(Decimal(repr(float(per_million))) / _MILLION)
+        return None
+    return Decimal(repr(float(per_million))) / _MILLION
+
+
+def _per_token(exact: Decimal | None) -> float:
+    """An exact per-token rate as a float: one rounding; NaN when not known."""
+    return _NAN if exact is None else float(exact)
 
 
 #: The names a model's entry may use for each ``Prices`` field: agentloop's snake case, and
@@ -229,6 +243,71 @@ _NAN: Final = math.nan
 _MILLION: Final = Decimal(1_000_000)
 
 
+#: Enough digits for any count (below 2^64) times any rate, added up: ``Decimal`` sums of
+#: costs are exact in it.
+EXACT = Context(prec=200, Emax=999_999, Emin=-999_999)
+
+
+@dataclass(frozen=True, slots=True)
+class ExactRates:
+    """``Rates`` as exact ``Decimal`` US dollars per token (``None``: not known), and
+    ``request`` per request: where the floats of ``Rates`` come from, each rounded once.
+
+    ``cost`` is the exact cost of one request, and ``scaled`` the same rates as whole numbers
+    of ``10**-scale`` dollars, which the frames multiply token counts by in integers
+    (``pricing``): a cost that is a whole number of such units below 2^50 is worked out
+    exactly and rounded to a float once (``units / 10**scale``: both exact floats, so the
+    division is correctly rounded).
+    """
+
+    input: Decimal | None
+    output: Decimal | None
+    cache_read: Decimal | None
+    cache_write: Decimal | None
+    request: Decimal = Decimal(0)
+
+    def cost(self, input: int, output: int, cache_read: int, cache_write: int) -> Decimal | None:
+        """The exact cost of a request of these counts; ``None`` when a count above zero has
+        no known rate."""
+        total = self.request
+        for count, rate in (
+            (input, self.input),
+            (output, self.output),
+            (cache_read, self.cache_read),
+            (cache_write, self.cache_write),
+        ):
+            if count:
+                if rate is None:
+                    return None
+                total = EXACT.add(total, EXACT.multiply(Decimal(count), rate))
+        return total
+
+    def scaled(self) -> tuple[int, tuple[int | None, int | None, int | None, int | None], int]:
+        """``(scale, (input, output, cache_read, cache_write), request)``: each rate as a whole
+        number of ``10**-scale`` US dollars (``None``: not known), with the smallest scale
+        that makes every rate whole."""
+        known = [
+            r.normalize(EXACT)
+            for r in (self.input, self.output, self.cache_read, self.cache_write, self.request)
+            if r is not None
+        ]
+        scale = max([0, *(-int(r.as_tuple().exponent) for r in known)])
+
+        def units(rate: Decimal | None) -> int | None:
+            return None if rate is None else int(EXACT.scaleb(rate, scale))
+
+        return (
+            scale,
+            (
+                units(self.input),
+                units(self.output),
+                units(self.cache_read),
+                units(self.cache_write),
+            ),
+            int(EXACT.scaleb(self.request, scale)),
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class Rates:
     """USD per token for each of agentloop's four counts, in force for some requests.
@@ -247,6 +326,10 @@ class Rates:
     ``requests_kcount`` / 1000; in the bundled snapshot only perplexity's sonar models have
     one); 0 for almost every model and always 0 from a price file. Not one of agentloop's
     four prices: an addition here, so that a table prices exactly what ``calc_price`` does.
+
+    ``exact``: the same rates as exact ``Decimal`` values (``ExactRates``), which the price
+    file and genai-prices give; ``None`` for rates made by hand, which are then used as the
+    floats they are.
     """
 
     input: float
@@ -256,14 +339,25 @@ class Rates:
     tier_start: int
     source: str
     request: float = 0.0
+    exact: ExactRates | None = None
 
     def cost_usd(self, usage: Usage) -> float:
         """What ``usage`` costs at these rates, in US dollars (the tier is the caller's choice).
 
         ``request`` plus each count times its rate; NaN when a count above zero has a NaN rate
-        (a zero count never makes NaN). Raises ``ValueError`` for a negative count.
+        (a zero count never makes NaN). With ``exact`` rates the sum is worked out in
+        ``Decimal`` and rounded to a float once (the float nearest the exact cost). Raises
+        ``ValueError`` for a negative count.
         """
         check_counts(usage)
+        if self.exact is not None:
+            value = self.exact.cost(
+                usage.input_tokens,
+                usage.output_tokens,
+                usage.cache_read_tokens,
+                usage.cache_write_tokens,
+            )
+            return _NAN if value is None else float(value)
         total = self.request
         if usage.input_tokens:
             total += usage.input_tokens * self.input
@@ -330,11 +424,18 @@ class Prices:
 
     def rates(self, source: str = SOURCE_FILE) -> Rates:
         """These prices per token, as the single (base) tier of a table; NaN where ``None``."""
+        exact = ExactRates(
+            input=_exact_per_token(self.input),
+            output=_exact_per_token(self.output),
+            cache_read=_exact_per_token(self.cache_read),
+            cache_write=_exact_per_token(self.cache_write),
+        )
         return Rates(
-            input=_per_token(self.input),
-            output=_per_token(self.output),
-            cache_read=_per_token(self.cache_read),
-            cache_write=_per_token(self.cache_write),
+            input=_per_token(exact.input),
+            output=_per_token(exact.output),
+            cache_read=_per_token(exact.cache_read),
+            cache_write=_per_token(exact.cache_write),
             tier_start=0,
             source=source,
+            exact=exact,
         )

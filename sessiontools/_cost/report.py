@@ -38,16 +38,16 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from .._log.reader import MAX_LINE_BYTES
+from .._log.reader import _FORMAT_CHARS, MAX_LINE_BYTES
 from .._log.sources import find_logs
 from .._model.session import Session
 from .build import PriceSource, SkippedLog, call_arrays, check_reported, read_rows, usd_text
-from .calendar import CALENDAR, LOG_ZONE, check_zone
+from .calendar import CALENDAR, LOG_ZONE, Zone, check_zone, zone_name
 from .calendar import parse_time as parse_time_ns
 from .groups import METRICS, NUMBERS, CallArrays, Groups, group_costs, key_columns
 from .names import FORMATS, NO_LABEL
 from .price_book import PriceBook
-from .rows import LogReads, Logs
+from .rows import LogReads, Logs, _refused
 
 if TYPE_CHECKING:
     import datetime as dt
@@ -69,19 +69,25 @@ __all__ = [
 
 
 #: Control characters, as the terminal would act on them: C0 (newline and tab included), DEL,
-#: C1, and the invisible marks that reorder or break a line (bidi controls, U+2028, U+2029).
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+#: C1, the marks that break a line (U+2028, U+2029), and the invisible format characters
+#: (bidi controls, zero-width spaces and joiners, tags...: ``reader._FORMAT_CHARS``).
+_CONTROL = re.compile(f"[\x00-\x1f\x7f-\x9f\u2028\u2029{_FORMAT_CHARS}]")
 
 
 def _escaped(match: re.Match[str]) -> str:
     code = ord(match[0])
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def escape_text(text: str) -> str:
-    """``text`` with each control character written as an escape (``\\x1b``, ``\\n`` as
-    ``\\x0a``, ``\\u202e``): log text in a table cannot move the cursor, set the terminal's
-    title, break a row or reorder what is shown."""
+    """``text`` with each control and invisible format character written as an escape
+    (``\\x1b``, ``\\n`` as ``\\x0a``, ``\\u202e``, ``\\u200b``, ``\\U000e0041``): log text in a
+    table cannot move the cursor, set the terminal's title, break a row, reorder what is
+    shown, or hide a character (``pri\\u200bvate`` is not ``private``)."""
+    if text.isascii() and text.isprintable():
+        return text
     return _CONTROL.sub(_escaped, text)
 
 
@@ -130,14 +136,33 @@ def parse_time(text: str, tz: str = "UTC") -> pd.Timestamp:
     return pd.Timestamp(parse_time_ns(text, tz), unit="ns", tz="UTC")
 
 
-def _ns(when: pd.Timestamp | dt.datetime | str | None, tz: str) -> int | None:
-    """A bound as UTC nanoseconds: a time with an offset as it is, text as ``parse_time``."""
+def _ns(
+    when: pd.Timestamp | dt.datetime | dt.date | str | None, tz: str, what: str = "since"
+) -> int | None:
+    """A bound as UTC nanoseconds: a time with an offset as it is, text as ``parse_time``, a
+    date as its midnight in the zone.
+
+    Raises:
+        TypeError: ``when`` is not a time, a date or text (a number of seconds is ambiguous).
+        ValueError: ``when`` is NaT, or text that is no time.
+    """
+    import datetime as dt
+
     if when is None:
         return None
     if isinstance(when, str):
         return parse_time_ns(when, tz)
+    if not isinstance(when, dt.date):  # datetime, pd.Timestamp and NaT are dates too
+        raise TypeError(
+            f"{what} must be a datetime, a pandas Timestamp, a date or RFC 3339 text, not "
+            f"{type(when).__name__} {when!r}"
+        )
     import pandas as pd
 
+    if pd.isna(when):  # NaT
+        raise ValueError(f"{what} is NaT, not a time; give None for no bound")
+    if not isinstance(when, dt.datetime):  # a date: its midnight, as text gives it
+        return parse_time_ns(when.isoformat(), tz)
     stamp = pd.Timestamp(when)
     if stamp.tzinfo is not None:
         return int(stamp.tz_convert("UTC").value)
@@ -170,9 +195,9 @@ def cost_report(
     *,
     by: Sequence[str] = ("model",),
     prices: PriceSource = None,
-    since: pd.Timestamp | dt.datetime | str | None = None,
-    until: pd.Timestamp | dt.datetime | str | None = None,
-    tz: str = "UTC",
+    since: pd.Timestamp | dt.datetime | dt.date | str | None = None,
+    until: pd.Timestamp | dt.datetime | dt.date | str | None = None,
+    tz: Zone = "UTC",
     skip_damaged: bool = True,
     progress: Callable[[str], None] | None = None,
     workers: int | None = 1,
@@ -184,17 +209,22 @@ def cost_report(
         logs, prices, skip_damaged, progress, workers, max_line_bytes: see ``read_costs``.
         by: any of ``GROUPS`` (``cost_by``).
         since, until: keep the calls made at or after ``since`` and before ``until``; a time
-            without an offset (or text without one, ``parse_time``) is read in ``tz``.
-        tz: the zone of the calendar groups: ``UTC``, an IANA name, or ``log``.
+            without an offset (or text without one, ``parse_time``; a ``date``, its midnight)
+            is read in ``tz``.
+        tz: the zone of the calendar groups: ``UTC``, an IANA name, or ``log``; or a
+            ``tzinfo`` with a name (``zoneinfo.ZoneInfo``, ``datetime.timezone.utc``).
 
     Raises:
-        ValueError: an unknown group name or zone; ``since`` not before ``until``. And what
-            ``read_costs`` raises.
+        ValueError: an unknown group name or zone; ``since`` not before ``until``; a bound
+            that is NaT. And what ``read_costs`` raises.
+        TypeError: a bound that is not a time, a date or text (a number); a ``tz`` that is
+            neither a name nor a zone with one.
     """
     from .frames import call_arrays as frame_arrays
     from .frames import cost_by, read_costs
 
-    since_ns, until_ns = _ns(since, tz), _ns(until, tz)
+    tz = check_zone(zone_name(tz))
+    since_ns, until_ns = _ns(since, tz, "since"), _ns(until, tz, "until")
     _check(by, since_ns, until_ns, tz)
     book = prices if isinstance(prices, PriceBook) else PriceBook(prices)
     tables = read_costs(
@@ -225,7 +255,7 @@ def summarize(
     prices: PriceSource = None,
     since: int | None = None,
     until: int | None = None,
-    tz: str = "UTC",
+    tz: Zone = "UTC",
     skip_damaged: bool = True,
     progress: Callable[[str], None] | None = None,
     workers: int | None = 1,
@@ -240,6 +270,7 @@ def summarize(
         ValueError: an unknown group name or zone; ``since`` not before ``until``. And what
             ``read_costs`` raises.
     """
+    tz = check_zone(zone_name(tz))
     _check(by, since, until, tz)
     started = (
         logs
@@ -321,9 +352,18 @@ def _shown(text: str, *, markdown: bool) -> str:
     return escape_text(text)
 
 
-def _cell(value: Any, *, markdown: bool) -> str:
+def _cell(value: Any, *, markdown: bool, key: str = "") -> str:
+    """A group key as ``table`` and ``markdown`` show it: no value as ``-`` (by ``label``: the
+    calls with no label, ``(none)``); a label agentloop refuses in double quotes, a quote or
+    backslash in it after a backslash (``"(none)"``, ``"-"``, ``""``), so that it reads apart
+    from ``(none)`` and from every real label, none of which starts with ``"`` or ``(``;
+    control characters escaped (``_shown``); text cut to ``_NAME_WIDTH`` columns."""
     text = _key(value)
-    return "-" if text is None else _shown(text, markdown=markdown)
+    if text is None:
+        return NO_LABEL if key == "label" else "-"
+    if key == "label" and _refused(text):
+        text = '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return _fit(_shown(text, markdown=markdown), keep_end=key == "session")
 
 
 def _money(value: float, lower_bound: bool) -> str:
@@ -339,6 +379,46 @@ def _rate(value: float) -> str:
 
 def _savings(value: float) -> str:
     return "unknown" if math.isnan(value) else usd_text(value)
+
+
+#: The widest a group key is shown in ``table`` and ``markdown`` (the bar's names and the
+#: notes' model names too), in terminal columns: a longer one is cut, ``…`` for what is cut
+#: (a session's name, a path, keeps its end). ``csv`` and ``json`` keep every name whole.
+_NAME_WIDTH = 100
+
+
+def _width(text: str) -> int:
+    """How many terminal columns ``text`` takes (``wcwidth``: a CJK character or an emoji
+    two, a combining mark none); text escaped already (``_shown``), so every character shows."""
+    if text.isascii():
+        return len(text)
+    from wcwidth import wcswidth
+
+    width = wcswidth(text)
+    return width if width >= 0 else len(text)
+
+
+def _fit(text: str, *, keep_end: bool = False) -> str:
+    """``text`` cut to ``_NAME_WIDTH`` columns, ``…`` for what is cut: its end, or with
+    ``keep_end`` its start (a character wider than the room left is cut whole)."""
+    if len(text) <= _NAME_WIDTH and (text.isascii() or _width(text) <= _NAME_WIDTH):
+        return text
+    room = _NAME_WIDTH - 1
+    if text.isascii():
+        return "…" + text[-room:] if keep_end else text[:room] + "…"
+    from wcwidth import wcwidth
+
+    used = 0
+    chars = reversed(range(len(text))) if keep_end else range(len(text))
+    for i in chars:
+        used += max(wcwidth(text[i]), 0)
+        if used > room:
+            return "…" + text[i + 1 :] if keep_end else text[:i] + "…"
+    return text
+
+
+def _ljust(text: str, width: int) -> str:
+    return text + " " * (width - _width(text))
 
 
 #: The columns of ``table`` and ``markdown`` after the keys.
@@ -367,7 +447,7 @@ def _human(summary: Summary, fmt: str, colour: bool) -> str:
     headers = [*keys, *_SHOWN]
     rows: list[list[Any]] = []
     for i in range(len(groups)):
-        row: list[Any] = [_cell(columns[k][i], markdown=markdown) for k in keys]
+        row: list[Any] = [_cell(columns[k][i], markdown=markdown, key=k) for k in keys]
         rows.append(row + _metrics({name: columns[name][i] for name in METRICS}))
     total = groups.total
     rows.append(["total", *[""] * (len(keys) - 1), *_metrics(total)])
@@ -387,20 +467,25 @@ def _human(summary: Summary, fmt: str, colour: bool) -> str:
         parts = []
         if unknown:
             parts.append(
-                f"unpriced models: {_shown(', '.join(unknown), markdown=markdown)}; "
+                "unpriced models: "
+                f"{', '.join(_fit(_shown(m, markdown=markdown)) for m in unknown)}; "
                 "give their prices with --prices"
             )
         where = _shown(summary.price_file or "the price file", markdown=markdown)
         for model, kinds in missing.items():
             parts.append(
-                f"{_shown(model, markdown=markdown)}: {where} gives no {' or '.join(kinds)} "
+                f"{_fit(_shown(model, markdown=markdown))}: {where} gives no {' or '.join(kinds)} "
                 f"price, and its calls have such tokens; add {', '.join(kinds)} to its entry"
             )
         if not parts:
             parts.append("unpriced models: (no model named)")
         notes.append(">= a lower bound: some calls could not be priced (" + "; ".join(parts) + ")")
     if summary.skipped:
-        notes.append(f"{len(summary.skipped)} log(s) skipped as unreadable; see the messages above")
+        skipped = len(summary.skipped)
+        notes.append(
+            f"{skipped} {'log was' if skipped == 1 else 'logs were'} skipped as damaged or "
+            "unreadable, and not counted; see the messages above"
+        )
     if "label" in keys:
         notes.append(
             "a call counts under each label the session held when it was made (under "
@@ -437,9 +522,10 @@ def _bar(summary: Summary, colour: bool) -> str:
         (i for i, c in enumerate(costs) if not math.isnan(c)), key=lambda i: (-costs[i], i)
     )[:_BAR_GROUPS]
     names = [
-        " / ".join(_cell(groups.columns[k][i], markdown=False) for k in groups.keys) for i in ranked
+        " / ".join(_cell(groups.columns[k][i], markdown=False, key=k) for k in groups.keys)
+        for i in ranked
     ]
-    width = max(len(name) for name in names)
+    width = max(_width(name) for name in names)
     counted = len([c for c in costs if not math.isnan(c)])
     title = f"share of the cost (top {len(ranked)} of {counted} groups"
     if "label" in groups.keys:
@@ -454,7 +540,7 @@ def _bar(summary: Summary, colour: bool) -> str:
         if colour:
             bar = f"\x1b[36m{bar}\x1b[0m"
         lines.append(
-            f"  {name.ljust(width)}  {bar}{'.' * (_BAR_WIDTH - filled)}  {100 * share:5.1f}%"
+            f"  {_ljust(name, width)}  {bar}{'.' * (_BAR_WIDTH - filled)}  {100 * share:5.1f}%"
         )
     return "\n" + "\n".join(lines) + "\n"
 
@@ -474,11 +560,16 @@ def _plain(value: Any) -> Any:
 
 
 def _csv_value(value: Any) -> Any:
+    """A metric as ``csv`` writes it: NaN empty; ``true``/``false`` as in ``json``; the
+    unpriced models as a JSON array (``["a;b", "c"]``: a model id may hold any character, so
+    no separator could be split on); numbers at full precision (``repr``)."""
     value = _plain(value)
     if value is None:
         return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
     if isinstance(value, list):
-        return ";".join(value)
+        return orjson.dumps(value).decode()
     return value
 
 

@@ -25,12 +25,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, TypeAlias
 
-from .._errors import LogError, SessionToolsWarning, UsageConventionError
+from .._errors import LabelError, LogError, SessionToolsWarning, UsageConventionError
 from .._fast import fast_maker
 from .._log.entries import ZERO_USAGE
 from .._log.reader import MAX_LINE_BYTES, ClosingLine, LogReader, shown_name
 from .._log.sources import Found, LogStream, Unlisted, default_conversation_id
 from .._model.identity import RunIdentity, run_identity
+from .._model.labels import check_label
 from .._model.runs import Run
 from .._model.session import Session
 from .._model.usage import check_counts
@@ -247,6 +248,7 @@ class _LogRows:
         "end_seqs",
         "identities",
         "name",
+        "refused_labels",
         "reported_cost_usd",
         "run_base",
         "store",
@@ -272,6 +274,9 @@ class _LogRows:
         self.call_counts: list[int] = []
         self.tool_counts: list[int] = []
         self.reported_cost_usd: float | None = None
+        #: the labels the session held that agentloop would refuse (``check_label``), in the
+        #: order found; each once
+        self.refused_labels: dict[str, None] = {}
         for run in runs:
             self.add(run)
         self.close(closing)
@@ -344,6 +349,7 @@ class _LogRows:
         self.end_seqs.extend(other.end_seqs)
         self.call_counts.extend(other.call_counts)
         self.tool_counts.extend(other.tool_counts)
+        self.refused_labels.update(other.refused_labels)
 
     def __getstate__(self) -> tuple[Any, ...]:
         # identities as pairs of bytes: a frozen dataclass unpickles several times slower
@@ -407,6 +413,11 @@ class _LogRows:
         head = (name, conversation_id, run.index, run.start_seq)
         run_row = len(self.runs) - self.run_base
         history = run.label_history
+        refused = self.refused_labels
+        for held in dict.fromkeys(labels for _, labels in history):
+            for label in held:
+                if label not in refused and _refused(label):
+                    refused[label] = None
         # the labels the session held at each call's entry (most runs: one set throughout)
         labels_at = (lambda seq: history[0][1]) if len(history) == 1 else run.labels_at
         calls: list[tuple[Any, ...]] = [
@@ -465,6 +476,44 @@ class _LogRows:
         runs["tool_calls"].append(len(run.tool_calls))
         runs["failed_calls"].append(len(run.failed_calls))
         runs["labels"].append(self.store.same.setdefault(run.labels, run.labels))
+
+
+@functools.lru_cache(maxsize=4096)
+def _refused(label: str) -> bool:
+    """Whether agentloop would refuse ``label`` (``check_label``): a log written by hand, or
+    by something else, may hold any text as a label."""
+    try:
+        check_label(label)
+    except LabelError:
+        return True
+    return False
+
+
+#: How many of a log's refused labels its warning names, and how much of each it shows.
+_NAMED_LABELS = 3
+_LABEL_SHOWN = 40
+
+
+def refused_labels_warning(name: str, labels: Iterable[str]) -> str | None:
+    """The one warning for a log whose session held labels agentloop would refuse (``(none)``,
+    ``-``, an empty label, control characters, more than ``MAX_LABEL_BYTES``...): they are
+    counted as written, and a table shows them in quotes. ``None`` when there are none."""
+    found = list(labels)
+    if not found:
+        return None
+    shown = []
+    for label in found[:_NAMED_LABELS]:
+        if len(label) > _LABEL_SHOWN:
+            label = (
+                label[:_LABEL_SHOWN] + f"... ({len(label.encode('utf-8', 'surrogatepass'))} bytes)"
+            )
+        shown.append(repr(label))
+    more = f" and {len(found) - _NAMED_LABELS} more" if len(found) > _NAMED_LABELS else ""
+    return (
+        f"{name}: {len(found)} {'label' if len(found) == 1 else 'labels'} that agentloop "
+        f"refuses ({', '.join(shown)}{more}): counted as written; tables show such a label "
+        "in double quotes, apart from (none), the calls with no label"
+    )
 
 
 def _log_order(call: tuple[Any, ...]) -> tuple[int, int]:
@@ -535,6 +584,9 @@ def _read_log(
                 # a stream given (standard input) is read here, in order
                 workers = None if split and opened is source else 1
                 rows = job.read(log, workers, idle)
+            refused = refused_labels_warning(name, rows.refused_labels)
+            if refused is not None:
+                warnings.warn(SessionToolsWarning(refused), stacklevel=1)
         except (LogError, UsageConventionError, OSError) as e:
             error = e
     said = tuple((w.category, str(w.message)) for w in caught)

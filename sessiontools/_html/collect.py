@@ -25,7 +25,7 @@ from .._cost.rows import Logs, _LogRows
 from .._errors import SessionToolsWarning
 from .._fast import fast_maker
 from .._log.reader import MAX_LINE_BYTES
-from .._log.sources import find_logs
+from .._log.sources import find_named_logs
 from .._model.session import Session
 from .._otel.spans import Span
 from . import costs as money
@@ -254,8 +254,12 @@ def collect_report(
         logs: as ``read_costs`` takes them: a path, a directory (its ``*.jsonl`` and
             ``*.jsonl.gz``, recursively), a glob, a file open in binary mode (standard input:
             read here, in order), a ``Session``, or a list of these. The same file given twice
-            is one session. Or the ``ReportReads`` already started on them (``content``,
-            ``workers`` and ``max_line_bytes`` are then its own).
+            is one session. Each log's spans take the conversation id ``sessiontools otel``
+            gives it for the same paths (``find_named_logs``: one file alone, its name
+            without its extension; else its path relative to the directory given, or as
+            given, without ``.jsonl`` / ``.jsonl.gz``). Or the ``ReportReads`` already
+            started on them (``content``, ``workers`` and ``max_line_bytes`` are then its
+            own).
         prices: as ``read_costs`` (a price file wins over genai-prices).
         content: keep the conversation (prompts, messages, reasoning, tool inputs and results,
             displays, policy reasons, tool logs, error messages) for the report to show. Off,
@@ -272,18 +276,20 @@ def collect_report(
         ``UsageConventionError``, ``OutOfRangeError`` in a ``Session`` given;
         ``FileNotFoundError``, ``PriceFileError``. ``OutOfRangeError`` also when a token
         count of the logs' model calls adds up past 2^63-1 (as ``cost_by``): the totals
-        could not hold it.
+        could not hold it. ``ValueError`` when two logs would take the same conversation id
+        (``s.jsonl`` and ``s.jsonl.gz`` in one directory).
     """
-    reads = (
-        logs
-        if isinstance(logs, ReportReads)
-        else ReportReads(
-            find_logs(logs, keep=(Session,)),
+    if isinstance(logs, ReportReads):
+        reads = logs
+    else:
+        named = find_named_logs(logs, keep=(Session,))
+        reads = ReportReads(
+            [found for found, _ in named],
             content=content,
             workers=workers,
             max_line_bytes=max_line_bytes,
+            conversation_ids=[cid for _, cid in named],
         )
-    )
     with paused_gc():
         return _collect(reads, prices, skip_damaged, progress)
 

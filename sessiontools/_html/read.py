@@ -3,9 +3,10 @@ both the rows of the cost tables (``sessiontools._cost.rows``) and the spans of 
 export, one mark per span. No pandas, genai-prices or Jinja2 here: this runs where the logs
 are read, which can be a pool of processes started before the caller imports them.
 
-The marks are the spans ``trace_spans`` gives for each run with the export's defaults
-(conversation id: the file's name without its extension; no providers' error messages), so
-every span of ``sessiontools otel`` has exactly one mark, with the same kind and id. What a
+The marks are the spans ``trace_spans`` gives for each run with the export's defaults (the
+conversation id ``sessiontools otel`` gives the log for the same arguments:
+``find_named_logs``; no providers' error messages), so every span of ``sessiontools otel``
+has exactly one mark, with the same kind and id. What a
 span does not carry (the entry it stands for, so its cost) is found by the contract's order
 (docs/traces.md, "Identity and order"): a run's spans are ordered by start time, then seq,
 so its turn and failed-call spans are its turns and failed calls in that order; a tool span
@@ -45,7 +46,7 @@ from .._log.entries import (
     ToolResultEntry,
 )
 from .._log.limits import check_run
-from .._log.reader import MAX_LINE_BYTES, LogReader, shown_name
+from .._log.reader import MAX_LINE_BYTES, LogReader, printable, shown_name
 from .._log.sources import LogStream, Unlisted, default_conversation_id
 from .._model.fold import SessionFold, iter_runs
 from .._model.runs import Run, ToolCallRecord
@@ -233,7 +234,10 @@ def paused_gc() -> Iterator[None]:
 
 
 def read_log(
-    item: Any, content: bool = False, max_line_bytes: int | None = MAX_LINE_BYTES
+    item: Any,
+    content: bool = False,
+    max_line_bytes: int | None = MAX_LINE_BYTES,
+    conversation_id: str | None = None,
 ) -> LogRead:
     """Read one log once into what its section of the report shows, and its cost rows.
 
@@ -243,6 +247,8 @@ def read_log(
         content: keep the conversation (prompts, messages, reasoning, tool inputs and
             results, displays, policy reasons, tool logs, error messages).
         max_line_bytes: the longest line read (``LogReader``).
+        conversation_id: the spans' ``gen_ai.conversation.id`` (and the key of their ids);
+            default the log's name without its extension (``default_conversation_id``).
 
     Returns:
         The ``LogRead``; a log that cannot be read has ``error`` set (a ``LogError``, an
@@ -253,23 +259,28 @@ def read_log(
         as ``read_costs`` raises them.
     """
     with paused_gc():
-        return _read_log(item, content, max_line_bytes)
+        return _read_log(item, content, max_line_bytes, conversation_id)
 
 
 def _read_in_worker(
-    path: str, content: bool = False, max_line_bytes: int | None = MAX_LINE_BYTES
+    job: tuple[str, str | None],
+    content: bool = False,
+    max_line_bytes: int | None = MAX_LINE_BYTES,
 ) -> LogRead:
     """``read_log`` in a worker of ``ReportReads``' pool, whose collector stays off: it would
     walk what was read again while it is pickled to be sent back (half the time of sending
     the 100 MB log's). Nothing read makes reference cycles to leave behind; the worker ends
     with the pool."""
     gc.disable()
-    return read_log(path, content, max_line_bytes)
+    path, conversation_id = job
+    return read_log(path, content, max_line_bytes, conversation_id)
 
 
-def _read_log(item: Any, content: bool, max_line_bytes: int | None) -> LogRead:
+def _read_log(
+    item: Any, content: bool, max_line_bytes: int | None, conversation_id: str | None
+) -> LogRead:
     name = log_name(item)
-    read = LogRead(name, default_conversation_id(name))
+    read = LogRead(name, conversation_id or default_conversation_id(name))
     if isinstance(item, Unlisted):
         read.error = item.error
         return read
@@ -539,8 +550,13 @@ class ReportReads:
     stream (standard input), a ``Session`` and a directory that could not be listed are taken
     here, in order. Iterate once; use as a context manager, which stops the pool.
 
+    ``conversation_ids``, one per item, are the ids their spans take (``find_named_logs``
+    gives them: the ids of ``sessiontools otel`` for the same arguments); ``None`` (for all,
+    or for one) is the log's name without its extension (``default_conversation_id``).
+
     Raises:
-        ValueError: ``workers`` is below 1; ``max_line_bytes`` is not positive.
+        ValueError: ``workers`` is below 1; ``max_line_bytes`` is not positive;
+            ``conversation_ids`` is not one per item, or gives two logs the same id.
     """
 
     def __init__(
@@ -550,6 +566,7 @@ class ReportReads:
         content: bool = False,
         workers: int | None = 1,
         max_line_bytes: int | None = MAX_LINE_BYTES,
+        conversation_ids: Sequence[str | None] | None = None,
     ) -> None:
         if max_line_bytes is not None and (
             max_line_bytes.__class__ is not int or max_line_bytes < 1
@@ -557,10 +574,19 @@ class ReportReads:
             raise ValueError(
                 f"max_line_bytes must be a positive integer or None, not {max_line_bytes!r}"
             )
-        self.items = _unique(items)
+        given_ids = [None] * len(items) if conversation_ids is None else list(conversation_ids)
+        if len(given_ids) != len(items):
+            raise ValueError(
+                f"{len(given_ids)} conversation ids for {len(items)} logs: give one per log"
+            )
+        named = _unique(zip(items, given_ids, strict=True))
+        _check_ids(named)
+        self.items = [item for item, _ in named]
+        self.conversation_ids = [cid for _, cid in named]
         self.content = content
         self.max_line_bytes = max_line_bytes
-        paths = [os.fspath(item) for item in self.items if isinstance(item, Path)]
+        jobs = [(os.fspath(item), cid) for item, cid in named if isinstance(item, Path)]
+        paths = [path for path, _ in jobs]
         if workers is None:
             workers = _choose_workers(paths)
         if workers < 1:
@@ -576,14 +602,14 @@ class ReportReads:
             pooled = functools.partial(
                 _read_in_worker, content=content, max_line_bytes=max_line_bytes
             )
-            self._reads = pool_map(self._pool, pooled, paths, chunk)
+            self._reads = pool_map(self._pool, pooled, jobs, chunk)
 
     def __iter__(self) -> Iterator[LogRead]:
-        for item in self.items:
+        for item, cid in zip(self.items, self.conversation_ids, strict=True):
             if isinstance(item, Path) and self._reads is not None:
                 yield next(self._reads)
             else:
-                yield self._read(item)
+                yield self._read(item, conversation_id=cid)
 
     def close(self) -> None:
         """Stop the pool, if any: reads not started are dropped, and the logs being read are
@@ -599,18 +625,40 @@ class ReportReads:
         self.close()
 
 
-def _unique(items: Iterable[Any]) -> list[Any]:
-    """The logs, each file once (by its real path), in order."""
+def _unique(named: Iterable[tuple[Any, str | None]]) -> list[tuple[Any, str | None]]:
+    """The logs with their conversation ids, each file once (by its real path: the first
+    time it is named, as ``sessiontools otel`` keeps it), in order."""
     seen: set[str] = set()
-    out: list[Any] = []
-    for item in items:
+    out: list[tuple[Any, str | None]] = []
+    for item, cid in named:
         if isinstance(item, str | os.PathLike):
             key = os.path.realpath(item)
             if key in seen:
                 continue
             seen.add(key)
-        out.append(item)
+        out.append((item, cid))
     return out
+
+
+def _check_ids(named: Sequence[tuple[Any, str | None]]) -> None:
+    """Two logs given their conversation ids must not share one: their spans would share
+    ids (the rule ``sessiontools otel`` keeps for many logs).
+
+    Raises:
+        ValueError: two logs would take the same conversation id (``s.jsonl`` and
+            ``s.jsonl.gz`` in one directory), in the words ``sessiontools otel`` uses.
+    """
+    ids: dict[str, Any] = {}
+    for item, cid in named:
+        if cid is None:
+            continue
+        other = ids.setdefault(cid, item)
+        if other is not item:
+            first, second = printable(repr(log_name(other))), printable(repr(log_name(item)))
+            raise ValueError(
+                f"{first} and {second} would take the same conversation id {cid!r}: "
+                "rename one, or give each alone"
+            )
 
 
 def _choose_workers(paths: Sequence[str]) -> int:

@@ -2,10 +2,19 @@
 
 The page loads nothing: its style and script are inline, allowed by a Content-Security-Policy
 that starts from ``default-src 'none'`` and names their SHA-256 (computed here, from the exact
-text written). Each span's facts travel in one JSON block (``st-facts``) the script reads when
-a mark is hovered; strings from the log only ever reach the page as escaped text: Jinja2
-escapes them in elements and attributes, and the JSON block has ``<``, ``>`` and ``&``
-written as ``\\u003c``, ``\\u003e`` and ``\\u0026``, so it cannot end its element.
+text written). The runs' drawings and each span's facts travel in one JSON block
+(``st-facts``): the script draws each run's timeline from it (a mark per span, with its kind
+and id) and reads a mark's facts when it is hovered. Strings from the log only ever reach the
+page as escaped text: Jinja2 escapes them in elements and attributes, and the JSON block has
+``<``, ``>`` and ``&`` written as ``\\u003c``, ``\\u003e`` and ``\\u0026``, so it cannot end
+its element (nor open a comment).
+
+Characters that would not show, or would change how the text around them shows, are shown
+escaped, as ``printable`` shows them on a terminal: control characters (``\\x1b``,
+``\\x00``, ``\\n``...), line and paragraph separators (``\\u2028``) and the marks and
+overrides that reorder text (``\\u202e``), in every value a template writes (the
+environment's ``finalize``) and every string of the facts. The conversation (``--content``)
+keeps its lines and tabs (``multiline``).
 """
 
 from __future__ import annotations
@@ -23,11 +32,11 @@ from typing import Any
 
 import jinja2
 import orjson
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from .._cost.frames import PriceSource
 from .._cost.rows import Logs
-from .._log.reader import MAX_LINE_BYTES
+from .._log.reader import MAX_LINE_BYTES, printable
 from .._otel.spans import STATUS_CODE_ERROR, AttributeValue
 from .._version import __version__
 from . import svg
@@ -47,9 +56,32 @@ _UNSAFE_IN_SCRIPT = ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026"))
 
 
 def _clean(text: str) -> str:
-    """``text`` as UTF-8 can carry it: a lone surrogate (from an escape such as ``\\ud800`` in a
-    log) becomes U+FFFD."""
-    return text if text.isascii() else _LONE_SURROGATE.sub("\ufffd", text)
+    """``text`` as the page shows it (``printable``): control characters, separators and
+    text-reordering marks escaped (``\\x1b``, ``\\u202e``), a lone surrogate (from an escape
+    such as ``\\ud800`` in a log) as U+FFFD."""
+    return printable(text)
+
+
+def _shown(value: Any) -> Any:
+    """What a template writes for ``value`` (the environment's ``finalize``, before it is
+    escaped): text from a log as ``_clean`` shows it; the page's own markup (``Markup``) and
+    numbers as they are."""
+    if type(value) is str:
+        return printable(value)
+    return value
+
+
+_LINE_BREAKS = re.compile("([\n\t])")
+
+
+def multiline(text: str) -> Markup:
+    """Text of the conversation in a ``pre`` block, escaped as HTML: as ``_clean`` shows it,
+    but for its line breaks and tabs, kept (a ``\\r`` before a line break shows)."""
+    return escape(
+        "".join(
+            part if part in ("\n", "\t") else printable(part) for part in _LINE_BREAKS.split(text)
+        )
+    )
 
 
 def _sha256(text: str) -> str:
@@ -126,8 +158,10 @@ def _environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        finalize=_shown,
     )
     env.filters.update(
+        multiline=multiline,
         money=money,
         usd=usd,
         axis_usd=axis_usd,
@@ -140,33 +174,42 @@ def _environment() -> jinja2.Environment:
 
 
 class _Facts:
-    """Every mark's facts, in the marks' order, as the compact JSON ``report.js`` reads.
+    """Every run's drawing and every mark's facts, as the compact JSON ``report.js`` reads and
+    draws the timelines from.
 
-    ``{"k": [shape, ...], "s": [string, ...], "f": [record, ...]}``: every string once, in
+    ``{"k": [shape, ...], "s": [string, ...], "f": [record, ...], "r": [run, ...]}``: every
+    string once, in
     ``s``; records refer to them by index. A shape lists a span's attribute keys in their (the
     export's) order, each as a type letter, ``:`` and the key; spans of one kind share a few
     shapes. Type letters: ``s`` a string (its value: a string index), ``i`` an integer, ``b``
     a bool (0 or 1), ``a`` an array of strings (a list of string indexes); and three whose
     value the page knows without a copy in each record: ``o`` the operation name
     (``gen_ai.operation.name``: the mark's ``data-span-kind``), ``c`` the conversation id (its
-    run's drawing's ``data-c``, a string index), and ``!:status``, first, for a span whose
-    status is ERROR (its value: the status message's string index).
+    run's, a string index), and ``!:status``, first, for a span whose status is ERROR (its
+    value: the status message's string index).
 
-    A record is ``[shape, name, start, duration, cost, value, ...]``: the span's name (a
-    string index), its start (ns after its run started) and duration (ns), to the
-    nanosecond (the script draws the mark from them too), its cost (``null``: none; a number
-    of US dollars, rounded as the page shows it; ``[number]``: at least that, some of its
-    model calls unpriced; ``"?"``: unknown, none could be priced), then a value for each key
-    of its shape that has one.
+    A run is ``[first, length, origin, conversation, height, index, rows, ids]``: its first
+    record's index (its records follow, up to the next run's first), its time axis' length
+    and start after the run's (ns), its conversation id (a string index), the drawing's
+    height (px), the run's number, its rows as ``lane, y, lane, y...`` (``svg.Timeline``),
+    and its records' span ids, 8 bytes each, in their order, in one base64 string (a mark's
+    ``data-span-id`` is its id in hex; 11 bytes a span rather than 19 as hex strings).
+
+    A record is ``[shape, name, start, duration, cost, place, value, ...]``: the
+    span's name (a string index), its start (ns after its run started) and duration (ns), to
+    the nanosecond (the script draws the mark from them too), its cost (``null``: none; a
+    number of US dollars, rounded as the page shows it; ``[number]``: at least that, some of
+    its model calls unpriced; ``"?"``: unknown, none could be priced), its place (its row's
+    number in its run times 16, plus the
+    number of its classes in ``_MARK_CLASSES``; the row's lane gives the mark's
+    ``data-span-kind``), then a value for each key of its shape that has one.
     """
 
     def __init__(self) -> None:
         self.shapes: dict[tuple[str, ...], int] = {}
         self.strings: dict[str, int] = {}
         self.records: list[list[Any]] = []
-        self.bases: dict[tuple[int, int], int] = {}
-        self.timelines: dict[tuple[int, int], svg.Timeline] = {}
-        self.conversations: dict[int, int] = {}  # session number -> its id's string index
+        self.runs: list[list[Any]] = []
         self._pairs: dict[tuple[str, AttributeValue], tuple[str, Any]] = {}
         self._int_keys: dict[str, str] = {}
 
@@ -178,21 +221,30 @@ class _Facts:
         return index
 
     def add(self, session: SessionView) -> None:
-        """A session's runs: each run's timeline, and its marks' facts in the timeline's order
-        (the page's: ``report.js`` finds a mark's facts by its place in its run's drawing)."""
+        """A session's runs: each run's drawing (``r``), and its marks' facts in the drawing's
+        order (the page's: ``report.js`` makes the marks of the records, in their order)."""
         conversation = session.conversation_id
-        self.conversations[session.number] = self._s(conversation)
+        c = self._s(conversation)
         for run in session.runs:
-            key = (session.number, run.index)
-            self.bases[key] = len(self.records)
-            timeline = self.timelines[key] = svg.timeline(run)
-            self._run(run, timeline.marks(), conversation)
-
-    def timeline(self, session: SessionView, run: RunView) -> Markup:
-        key = (session.number, run.index)
-        return timeline_svg(
-            self.timelines[key], run.index, self.bases[key], self.conversations[session.number]
-        )
+            timeline = svg.timeline(run)
+            placed = timeline.placed()
+            rows: list[int] = []
+            for row in timeline.rows:
+                rows += (row.lane, row.y)
+            ids = b"".join(mark.span.span_id for mark, _, _ in placed)
+            self.runs.append(
+                [
+                    len(self.records),
+                    timeline.length_ns,
+                    timeline.origin_ns,
+                    c,
+                    timeline.height,
+                    run.index,
+                    rows,
+                    base64.b64encode(ids).decode(),
+                ]
+            )
+            self._run(run, placed, conversation)
 
     def _pair(self, key: str, value: AttributeValue) -> tuple[str, Any]:
         """An attribute that is not an integer: its typed key and its value in the facts
@@ -207,13 +259,16 @@ class _Facts:
             return "i:" + key, value
         return "a:" + key, [self._s(v) for v in value]
 
-    def _run(self, run: RunView, marks: list[Mark], conversation: str) -> None:
+    def _run(self, run: RunView, placed: list[tuple[Mark, int, int]], conversation: str) -> None:
         # the hot loop of the render (one pass per span attribute): what repeats is looked up
         s, shapes, records = self._s, self.shapes, self.records
         pairs, int_keys = self._pairs, self._int_keys
         start = run.start_time_unix_nano
-        for mark in marks:
+        for mark, row, lane in placed:
             span = mark.span
+            classes = _CLASS_NUMBERS.get(mark.classes)
+            if classes is None or mark.kind != _LANE_KINDS[lane]:
+                raise AssertionError(f"unexpected mark {mark.classes!r}, {mark.kind!r} on {lane}")
             if span.status_code == STATUS_CODE_ERROR:
                 keys = [_STATUS]
                 values: list[Any] = [s(span.status_message)]
@@ -250,6 +305,7 @@ class _Facts:
                     span.start_time_unix_nano - start,
                     span.end_time_unix_nano - span.start_time_unix_nano,
                     _cost_fact(mark.cost),
+                    row * 16 + classes,
                     *values,
                 ]
             )
@@ -259,6 +315,7 @@ class _Facts:
             "k": [list(shape) for shape in self.shapes],
             "s": [_clean(text) for text in self.strings],
             "f": self.records,
+            "r": self.runs,
         }
         text = orjson.dumps(data)
         for unsafe, escaped in _UNSAFE_IN_SCRIPT:
@@ -358,7 +415,6 @@ def _render(
             facts=facts.json(),
             href=href,
             back=back,
-            timeline=facts.timeline,
             legend=bool(sessions),
         )
     )
@@ -368,44 +424,11 @@ def _render(
         return _LONE_SURROGATE.sub("\ufffd", html).encode("utf-8")
 
 
-_LANE_CLASSES = ("L0", "L1", "L2", "L3")
-_MARK_CLASSES = frozenset({"", "e", "e y", "k", "dn", "rf", "rs", "e rs", "dn rs", "rf rs", "k rs"})
-_KINDS = frozenset({"invoke_agent", "chat", "execute_tool"})
-
-
-def timeline_svg(tl: svg.Timeline, run_index: int, base: int, conversation: int) -> Markup:
-    """A run's timeline as an inline SVG element: a group per lane row (its class colours the
-    marks and sets their height, its translation places them), one ``rect`` per span with
-    ``data-span-kind`` and ``data-span-id``; on the element, ``data-f`` (the index of its
-    first mark's facts), ``data-l`` and ``data-o`` (the time axis' length and its start after
-    the run's, ns) and ``data-c`` (the conversation id's string index). The page's script
-    sets each mark's ``x`` and ``width`` from its facts (``svg`` module docstring).
-
-    Written here rather than in the template, for speed (a run may have thousands of marks):
-    nothing in it comes from the log as text. Numbers, classes and kinds come from fixed sets
-    (checked), ids are hex.
-    """
-    origin = f' data-o="{tl.origin_ns}"' if tl.origin_ns else ""
-    parts = [
-        f'<svg class="tl-svg" data-f="{base}" data-l="{tl.length_ns}"{origin} '
-        f'data-c="{conversation}" height="{tl.height}" role="img" '
-        f'aria-label="Timeline of run {run_index}">'
-    ]
-    for x, label, anchor in tl.ticks:
-        end = ' text-anchor="end"' if anchor else ""
-        parts.append(f'<text x="{x}" y="{tl.axis_y}"{end}>{label}</text>')
-    for row in tl.rows:
-        parts.append(f'<g class="{_LANE_CLASSES[row.lane]}" transform="translate(0 {row.y})">')
-        for m in row.marks:
-            if m.classes not in _MARK_CLASSES or m.kind not in _KINDS:
-                raise AssertionError(f"unexpected mark class {m.classes!r} or kind {m.kind!r}")
-            cls = f' class="{m.classes}"' if m.classes else ""
-            parts.append(
-                f'<rect{cls} data-span-kind="{m.kind}" data-span-id="{m.span.span_id.hex()}"/>'
-            )
-        parts.append("</g>")
-    parts.append("</svg>")
-    return Markup("".join(parts))  # numbers, fixed names and hex only (see above)
+#: A mark's classes (``Mark.classes``) by their number in the facts (report.js: CLASSES).
+_MARK_CLASSES = ("", "e", "e y", "k", "dn", "rf", "rs", "e rs", "dn rs", "rf rs", "k rs")
+_CLASS_NUMBERS = {classes: number for number, classes in enumerate(_MARK_CLASSES)}
+#: The kind of a mark on each lane (report.js: KINDS).
+_LANE_KINDS = ("invoke_agent", "chat", "execute_tool", "chat")
 
 
 def _title(data: ReportData, title: str | None) -> str:
@@ -438,8 +461,10 @@ def render_report_html(data: ReportData, *, title: str | None = None) -> bytes:
 
 def page_name(session: SessionView) -> str:
     """A session's page when the report is written as pages: ``0001-NAME.html``, ``NAME`` its
-    conversation id with every character but letters, digits, ``.``, ``_`` and ``-`` replaced."""
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", session.conversation_id)[:60].strip("-.")
+    conversation id with every run of characters but letters, digits, ``.``, ``_`` and ``-``
+    as one ``-`` (``a/s`` is ``a-s``), its last 60 characters (where ids of many logs differ:
+    ``evals/run-7/case-12/session``)."""
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", session.conversation_id)[-60:].strip("-.")
     return f"{session.number:04d}-{slug or 'session'}.html"
 
 

@@ -1,13 +1,14 @@
 """Where things go in the report's SVG drawings: the timeline of a run, the cost chart.
 
-Numbers only; the templates write the elements. A run's timeline is drawn to scale in time:
-x and width are percentages of the drawing's width (so zooming widens the drawing, and text
-stays upright), y and height pixels. A mark's x and width are set by the page's script from
-its span's start and duration in the facts (``render._Facts``), which hold them to the
-nanosecond anyway: written as attributes too, they were a third of each mark's bytes. Its
-row's group places it in y, its lane's style gives its height. The axis' ticks are written
-here, with four decimals (a millionth of the run), so the same run always gives the same
-bytes.
+Numbers only. A run's timeline is drawn to scale in time by the page's script, from the
+facts (``render._Facts``): the run's height and its rows (lane and y), and each mark's row,
+classes, span id, start and duration (which the hover shows, to the nanosecond). Written as
+SVG elements, the marks and their groups were half of the report's bytes. x and width are
+percentages of the drawing's width (so zooming widens the drawing, and text stays upright),
+set as the style's ``--x`` and ``--w``; the style draws a mark at least 4 pixels wide,
+centred on its time, so a span of no length can be seen and hovered at any zoom. Its row's
+group places it in y, its lane's style gives its height. The axis' ticks are three or four
+round times, drawn for the part of the run in view.
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ __all__ = [
     "Timeline",
     "cost_chart",
     "format_duration",
-    "percent",
     "timeline",
 ]
 
@@ -55,29 +55,21 @@ class Row:
 
 @dataclass(frozen=True, slots=True)
 class Timeline:
-    """A run's drawing: its height, its rows of marks (each mark on exactly one row, in the
-    marks' order within a row), the time axis' ticks (``x`` percent, label, ``text-anchor``
-    or ``""``) written at ``axis_y``, and the axis in time: it starts ``origin_ns`` after the
-    run started and is ``length_ns`` long (the script places the marks on it).
+    """A run's drawing: its height (the time axis' labels 4 pixels above its bottom), its rows
+    of marks (each mark on exactly one row, in the marks' order within a row), and the axis
+    in time: it starts ``origin_ns`` after the run started and is ``length_ns`` long (the
+    script places the marks and the axis' ticks on it).
 
-    The marks' order in the page is the rows' order: ``marks()`` gives it."""
+    The marks' order in the page's facts is the rows' order: ``placed()`` gives it."""
 
     height: int
     rows: tuple[Row, ...]
-    ticks: tuple[tuple[str, str, str], ...]
-    axis_y: int
     origin_ns: int
     length_ns: int
 
-    def marks(self) -> list[Mark]:
-        """The marks in the order they are drawn (and so found in the page)."""
-        return [mark for row in self.rows for mark in row.marks]
-
-
-def percent(fraction: float) -> str:
-    """``fraction`` of the width, as an SVG percentage with at most four decimals."""
-    text = f"{min(max(fraction, 0.0), 1.0) * 100:.4f}".rstrip("0").rstrip(".")
-    return f"{text or '0'}%"
+    def placed(self) -> list[tuple[Mark, int, int]]:
+        """The marks in the order of the facts, each with its row's number and its lane."""
+        return [(mark, i, row.lane) for i, row in enumerate(self.rows) for mark in row.marks]
 
 
 _LANES = (
@@ -110,32 +102,7 @@ def timeline(run: RunView) -> Timeline:
         y += (count - 1) * step + LANE_HEIGHTS[lane] + gap
     if placed:
         raise AssertionError(f"run {run.index}: marks on no row: {sorted(placed)}")
-    return Timeline(
-        y + _AXIS, tuple(rows), _ticks(length), y + 10, t0 - run.start_time_unix_nano, length
-    )
-
-
-def _ticks(span_ns: int) -> tuple[tuple[str, str, str], ...]:
-    """Three or four round times along the axis after its start (the run's header gives the
-    start), a label near the end ending at its tick."""
-    if span_ns <= 0:
-        return ()
-    step = _nice(span_ns / 4)
-    out = []
-    t = step
-    while t <= span_ns:
-        out.append((percent(t / span_ns), format_duration(t), "end" if t > 0.9 * span_ns else ""))
-        t += step
-    return tuple(out)
-
-
-def _nice(value: float) -> int:
-    """The smallest of 1, 2, 5 times a power of ten (at least 1) not below ``value``."""
-    power = 10 ** math.floor(math.log10(max(value, 1)))
-    for m in (1, 2, 5, 10):
-        if m * power >= value:
-            return int(m * power)
-    return int(10 * power)  # pragma: no cover
+    return Timeline(y + _AXIS, tuple(rows), t0 - run.start_time_unix_nano, length)
 
 
 def format_duration(ns: int) -> str:

@@ -12,6 +12,7 @@ agentloop's entries; part of the first stage (bytes -> entries), called by the r
 
 from __future__ import annotations
 
+import math
 from types import MappingProxyType
 from typing import Any
 
@@ -131,11 +132,21 @@ INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
 
 
-def _out_of_range(where: str, v: int) -> BadEntry:
+def _out_of_range(where: str, v: int | float) -> BadEntry:
     return BadEntry(
         f"{where} is {v}, outside a signed 64-bit integer ({INT64_MIN} to {INT64_MAX}), "
         "which agentloop's own reader refuses"
     )
+
+
+def _not_an_integer(where: str, v: object) -> BadEntry:
+    """``where`` is ``v``, which is no integer agentloop takes: a whole number past 2^64-1
+    (which orjson reads as a float: ``18446744073709551616`` is ``1.8446744073709552e+19``) is
+    out of range; anything else is not an integer."""
+    whole = isinstance(v, float) and math.isfinite(v) and v.is_integer()
+    if whole and not INT64_MIN <= v <= INT64_MAX:  # type: ignore[operator]
+        return _out_of_range(where, v)  # type: ignore[arg-type]
+    return BadEntry(f"{where} is {_kind(v)}, not an integer")
 
 
 def _int(d: dict[str, Any], key: str, ctx: str) -> int:
@@ -146,7 +157,7 @@ def _int(d: dict[str, Any], key: str, ctx: str) -> int:
         raise _out_of_range(f"{ctx}.{key}", v)
     if v is None:
         return 0
-    raise BadEntry(f"{ctx}.{key} is {_kind(v)}, not an integer")
+    raise _not_an_integer(f"{ctx}.{key}", v)
 
 
 def _bool(d: dict[str, Any], key: str, ctx: str) -> bool:
@@ -586,7 +597,7 @@ def decode_entry(obj: dict[str, Any], line: int, on_unknown: Any) -> Entry:
     etype = obj["type"]
     text = obj.get("time")
     if seq.__class__ is not int:
-        raise BadEntry(f"seq is {_kind(seq)}, not an integer")
+        raise _not_an_integer("seq", seq)
     if not INT64_MIN <= seq <= INT64_MAX:
         raise _out_of_range("seq", seq)
     if etype.__class__ is not str:

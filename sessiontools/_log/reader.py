@@ -86,10 +86,17 @@ _GZIP_ERRORS = (EOFError, zlib.error, gzip.BadGzipFile)
 
 # Text that must not reach a terminal as it is: C0 and C1 control characters and DEL (ESC
 # sequences, a carriage return), line and paragraph separators, the marks and overrides that
-# reorder text, and lone surrogates (a name that is not valid UTF-8, as Python decodes it).
-_UNPRINTABLE = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+# reorder text, the invisible format characters (Unicode's category Cf: zero-width spaces and
+# joiners, U+2060-U+206F, U+FEFF, the soft hyphen, the Arabic letter mark, tags...; so
+# "pri\u200bvate" cannot pass for "private"), and lone surrogates (a name that is not valid
+# UTF-8, as Python decodes it). _FORMAT_CHARS: every Cf character of Unicode 15, and the
+# whole tag block.
+_FORMAT_CHARS = (
+    "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e007f"
 )
+_UNPRINTABLE = re.compile(f"[\x00-\x1f\x7f-\x9f\u2028\u2029{_FORMAT_CHARS}\ud800-\udfff]")
 _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _SURROGATES = re.compile("[\ud800-\udfff]")
 
@@ -99,13 +106,18 @@ def _escape(m: re.Match[str]) -> str:
     if "\ud800" <= c <= "\udfff":
         return "\ufffd"
     code = ord(c)
-    return _ESCAPES.get(c) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+    if code < 0x100:
+        return _ESCAPES.get(c) or f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def printable(text: str) -> str:
     """``text`` safe to show on a terminal, on one line: control characters escaped (``\\n``,
-    ``\\r``, ``\\t``, ``\\x1b``...; text-reordering marks as ``\\u202e``), and each lone
-    surrogate (an undecodable byte of a file name) as U+FFFD."""
+    ``\\r``, ``\\t``, ``\\x1b``...), text-reordering marks and invisible format characters
+    as ``\\u202e``, ``\\u200b``, ``\\U000e0041``, and each lone surrogate (an undecodable
+    byte of a file name) as U+FFFD."""
+    if text.isascii() and text.isprintable():
+        return text  # nothing to escape (most text): no regular expression run
     return _UNPRINTABLE.sub(_escape, text)
 
 

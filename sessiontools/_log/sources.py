@@ -1,6 +1,7 @@
 """Where logs come from, and what they are called: the paths, directories and globs a user
-gives, expanded into the logs to read (``find_logs``), and a log's default conversation id
-(``default_conversation_id``).
+gives, expanded into the logs to read (``find_logs``), a log's default conversation id
+(``default_conversation_id``), and the conversation id of each log found when several are
+given (``find_named_logs``: the rule of ``sessiontools otel`` and ``sessiontools report``).
 
 Part of the first stage, before any byte is read: used by every command that reads many logs
 (``sessiontools cost``, and the exporters that take many sessions); it reads no log itself.
@@ -18,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, TypeAlias
 
+from .reader import shown_name
+
 __all__ = [
     "LOG_PATTERNS",
     "DirectoryError",
@@ -26,6 +29,10 @@ __all__ = [
     "Unlisted",
     "default_conversation_id",
     "find_logs",
+    "find_named_logs",
+    "is_one_file",
+    "path_conversation_id",
+    "strip_log_ending",
 ]
 
 
@@ -35,10 +42,14 @@ def default_conversation_id(name: str) -> str:
     (``s.jsonl.gz`` is ``s``).
 
     A name in angle brackets, such as ``<stdin>`` for standard input, gives what is inside.
+    Only the system's separators end a directory's name (``os.sep``, ``os.altsep``): on POSIX
+    a backslash is a character of the file's name (``a\\b.jsonl`` is ``a\\b``).
     """
     if name.startswith("<") and name.endswith(">"):
         return name[1:-1]
-    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    if os.altsep:
+        name = name.replace(os.altsep, os.sep)
+    base = name.rsplit(os.sep, 1)[-1]
     for _ in range(2 if base.lower().endswith(".gz") else 1):
         stem, dot, _ext = base.rpartition(".")
         if not (dot and stem):
@@ -172,3 +183,110 @@ def _search(directory: Path) -> list[Path | Unlisted]:
                     found.append((path, path))
     found.sort(key=lambda pair: pair[0])
     return [item for _, item in found]
+
+
+# The conversation ids of many logs.
+
+
+def strip_log_ending(name: str) -> str:
+    """``name`` without ``.jsonl`` or ``.jsonl.gz`` (unless that is all of it)."""
+    for ending in (".jsonl.gz", ".jsonl"):
+        if name.endswith(ending) and len(name) > len(ending):
+            return name[: -len(ending)]
+    return name
+
+
+def _clean(path: str) -> str:
+    """A path in the form ids take: ``/`` between names, no ``.`` or empty names (an absolute
+    path keeps its leading ``/``)."""
+    posix = Path(path).as_posix()
+    parts = [p for p in posix.split("/") if p not in ("", ".")]
+    return ("/" if posix.startswith("/") else "") + "/".join(parts)
+
+
+def path_conversation_id(path: str) -> str:
+    """The conversation id of a log among several, from its path (relative to the directory
+    it was found in, or as given): ``/`` between names, without ``.jsonl`` / ``.jsonl.gz``
+    (``evals/case-1/session.jsonl`` is ``evals/case-1/session``); each byte of the path that
+    is not UTF-8 as U+FFFD."""
+    return strip_log_ending(_clean(shown_name(path)))
+
+
+def is_one_file(path: str) -> bool:
+    """Whether ``path``, given alone, is one log file (not a directory, not a pattern that is
+    not a file itself); a path that cannot be examined is, unless it is a pattern (its read
+    says what is wrong)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return not glob.has_magic(path)
+    return not stat.S_ISDIR(st.st_mode) and not (
+        glob.has_magic(path) and not stat.S_ISREG(st.st_mode)
+    )
+
+
+def find_named_logs(
+    logs: Any, keep: tuple[type, ...] = (), *, allow_empty: bool = False
+) -> list[tuple[Found, str | None]]:
+    """The logs ``logs`` names (as ``find_logs``), each with its conversation id: the rule of
+    the commands that take many logs (``sessiontools otel`` and ``sessiontools report``), so
+    that cases kept as ``case-N/session.jsonl`` never share an id:
+
+    - one file given alone (not a directory, not a pattern): ``default_conversation_id`` of
+      its name (its file name without its extension);
+    - otherwise each log's path relative to the directory given, or as given for files and
+      patterns, without ``.jsonl`` / ``.jsonl.gz`` (``path_conversation_id``); a pattern that
+      matches directories searches them, as if each were given;
+    - a stream (standard input): its name's (``stdin``); an object of a type in ``keep``:
+      ``None``, its own name's rule.
+
+    ``allow_empty``: a directory with no log yet is left out rather than an error.
+
+    Raises:
+        FileNotFoundError: as ``find_logs``.
+    """
+    found_already = (LogStream, Unlisted, *keep)
+    items: list[Any] = (
+        [logs]
+        if isinstance(logs, (str, os.PathLike, *found_already)) or _is_file(logs, keep)
+        else list(logs)
+    )  # fmt: skip
+    alone = len(items) == 1 and isinstance(items[0], str | os.PathLike)
+    out: list[tuple[Found, str | None]] = []
+    for item in items:
+        if not isinstance(item, str | os.PathLike):
+            for found in find_logs([item], keep):
+                if isinstance(found, LogStream):
+                    out.append((found, default_conversation_id(found.name)))
+                elif isinstance(found, Unlisted):
+                    out.append((found, path_conversation_id(os.fspath(found.path))))
+                else:
+                    out.append((found, None))
+            continue
+        given = os.fspath(item)
+        if alone and is_one_file(given):
+            out.extend(
+                (found, default_conversation_id(shown_name(given))) for found in find_logs([item])
+            )
+            continue
+        searched = [given]
+        if glob.has_magic(given) and not os.path.lexists(given):
+            # a pattern: the directories it matches are searched, as if each were given
+            matches = sorted(glob.glob(given, recursive=True))
+            dirs = [m for m in matches if os.path.isdir(m)]
+            if dirs:
+                searched = dirs + ([given] if len(dirs) < len(matches) else [])
+        for path in searched:
+            directory = os.path.isdir(path)
+            try:
+                found_logs = find_logs([path])
+            except FileNotFoundError:
+                if allow_empty and directory:
+                    continue
+                raise
+            for found in found_logs:
+                where = str(found.path if isinstance(found, Unlisted) else found)
+                if directory:
+                    where = os.path.relpath(where, path)
+                out.append((found, path_conversation_id(where)))
+    return out

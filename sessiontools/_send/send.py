@@ -758,6 +758,24 @@ def send_otlp(
     return report
 
 
+# A span's own id, as a key: text in an export is JSON-escaped (a quote in a value is \\"), so
+# these bytes are only ever the key (``parentSpanId`` does not contain them).
+_SPAN_KEY = b'"spanId":'
+
+
+def _count_spans(spool: IO[bytes]) -> int:
+    """The spans in an OTLP/JSON export read from ``spool`` (counted by their ``spanId`` keys,
+    a key cut between two blocks counted once)."""
+    count = 0
+    tail = b""
+    while block := spool.read(1 << 20):
+        text = tail + block
+        count += text.count(_SPAN_KEY)
+        # keep the bytes that could start a key cut by the block's end, not a whole key
+        tail = text[-(len(_SPAN_KEY) - 1) :]
+    return count
+
+
 def export_sessions(
     logs: Sequence[str | os.PathLike[str]],
     *,
@@ -781,7 +799,8 @@ def export_sessions(
             whole (a damaged log gives nothing).
 
     Returns:
-        ``SendReport``: ``sessions``, ``copies``, ``runs``, ``spans``, ``damaged``, ``warnings``.
+        ``SendReport``: ``sessions``, ``copies``, ``runs``, ``spans`` (written), ``bytes``
+        (of the exports written), ``damaged``, ``warnings``.
     """
     if (out_dir is None) == (write is None):
         raise ValueError("give out_dir or write, one of them")
@@ -820,6 +839,9 @@ def export_sessions(
             report.sessions += 1
             held_runs = held[session.log]
             report.runs += 0 if held_runs is None else len(held_runs.identities)
+            report.bytes += spool.tell()
+            spool.seek(0)
+            report.spans += _count_spans(spool)
             spool.seek(0)
             if write is not None:
                 while block := spool.read(1 << 20):

@@ -18,15 +18,13 @@ are copies of others.
 
 from __future__ import annotations
 
-import glob
 import os
-import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .._log.reader import printable, shown_name
-from .._log.sources import default_conversation_id, find_logs
+from .._log.sources import default_conversation_id, find_named_logs, is_one_file, strip_log_ending
 from .._model.identity import RunIdentity
 
 __all__ = [
@@ -57,21 +55,6 @@ class SessionLog:
     relative: str
 
 
-def _strip(name: str) -> str:
-    for ending in (".jsonl.gz", ".jsonl"):
-        if name.endswith(ending) and len(name) > len(ending):
-            return name[: -len(ending)]
-    return name
-
-
-def _clean(path: str) -> str:
-    """A path in the form ids take: ``/`` between names, no ``.`` or empty names (an absolute
-    path keeps its leading ``/``)."""
-    posix = Path(path).as_posix()
-    parts = [p for p in posix.split("/") if p not in ("", ".")]
-    return ("/" if posix.startswith("/") else "") + "/".join(parts)
-
-
 def output_path(conversation_id: str) -> str:
     """Where a session's export goes under an output directory: its id, made relative (no
     leading ``/``; ``..`` as ``__``, so nothing lands outside the directory), and ``.json``."""
@@ -93,50 +76,21 @@ def session_logs(
     if len(paths) == 1 and paths[0] == "-":
         cid = conversation_id or "stdin"
         return [SessionLog(None, "<stdin>", cid, output_path(cid))]
-    single = len(paths) == 1 and _is_plain_file(paths[0])
+    single = len(paths) == 1 and is_one_file(paths[0])
     if single:
         path = Path(paths[0])
         name = shown_name(paths[0])
         if not os.path.lexists(path):
             raise FileNotFoundError(f"no log at {name}")
         cid = conversation_id if conversation_id is not None else default_conversation_id(name)
-        return [SessionLog(path, name, cid, output_path(_strip(path.name)))]
+        return [SessionLog(path, name, cid, output_path(strip_log_ending(path.name)))]
+    if "-" in paths:
+        raise ValueError("- (standard input) can be read only as the one log given")
     out: list[SessionLog] = []
-    expanded: list[str] = []
-    for given in paths:
-        if given == "-":
-            raise ValueError("- (standard input) can be read only as the one log given")
-        if glob.has_magic(given) and not os.path.lexists(given):
-            # a pattern: the directories it matches are searched, as if each were given
-            matches = sorted(glob.glob(given, recursive=True))
-            dirs = [m for m in matches if os.path.isdir(m)]
-            if dirs:
-                expanded.extend(dirs)
-                if len(dirs) < len(matches):
-                    expanded.append(given)
-                continue
-        expanded.append(given)
-    for given in expanded:
-        if os.path.isdir(given):
-            try:
-                found_logs = find_logs(given)
-            except FileNotFoundError:
-                if allow_empty:
-                    continue
-                raise
-            for found in found_logs:
-                if not isinstance(found, Path):  # a directory that could not be listed
-                    raise FileNotFoundError(str(getattr(found, "error", found)))
-                cid = _strip(_clean(shown_name(os.path.relpath(found, given))))
-                out.append(SessionLog(found, shown_name(str(found)), cid, output_path(cid)))
-        else:
-            for found in find_logs(given):
-                if not isinstance(found, Path):
-                    raise FileNotFoundError(str(getattr(found, "error", found)))
-                if glob.has_magic(given) and not found.is_file():
-                    continue  # a directory the pattern matched: searched above
-                cid = _strip(_clean(shown_name(str(found))))
-                out.append(SessionLog(found, shown_name(str(found)), cid, output_path(cid)))
+    for found, named in find_named_logs(list(paths), allow_empty=allow_empty):
+        if not isinstance(found, Path) or named is None:  # a directory that cannot be listed
+            raise FileNotFoundError(str(getattr(found, "error", found)))
+        out.append(SessionLog(found, shown_name(str(found)), named, output_path(named)))
     if conversation_id is not None and len(out) > 1:
         raise ValueError("--conversation-id names one session; give it with one log only")
     if conversation_id is not None:
@@ -166,17 +120,6 @@ def session_logs(
         unique.append(log)
     unique.sort(key=lambda s: s.conversation_id)
     return unique
-
-
-def _is_plain_file(path: str) -> bool:
-    """Whether ``path`` names one file (not a directory, not a pattern that is not a file)."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return not glob.has_magic(path)  # its read says what is wrong
-    return not stat.S_ISDIR(st.st_mode) and not (
-        glob.has_magic(path) and not stat.S_ISREG(st.st_mode)
-    )
 
 
 @dataclass(frozen=True)

@@ -379,9 +379,9 @@ def test_csv_has_every_column_at_full_precision(log_a: Path) -> None:
     assert close(float(by_model["gpt-5"]["cost_usd"]), A_G)
     assert close(float(by_model["claude-haiku-4-5"]["cost_usd"]), A_H)
     assert by_model["gpt-5"]["cache_read_tokens"] == "1000"
-    assert {row["lower_bound"] for row in rows} == {"False"}
+    assert {row["lower_bound"] for row in rows} == {"false"}  # as in json
     assert {row["unpriced_calls"] for row in rows} == {"0"}
-    assert {row["unpriced_models"] for row in rows} == {""}
+    assert {row["unpriced_models"] for row in rows} == {"[]"}  # a JSON array
 
 
 def test_csv_reads_back_with_pandas(log_a: Path, log_b: Path) -> None:
@@ -661,10 +661,10 @@ def test_unknown_model_in_json_and_csv(log_a: Path, log_c: Path) -> None:
     assert unknown["cost_usd"] is None  # nothing of it priced: null, never 0
     assert unknown["input_tokens"] == 10_000  # its tokens still count
     rows = {r["model"]: r for r in csv.DictReader(io.StringIO(ok(log_c, "--format", "csv").stdout))}
-    assert rows[UNKNOWN_MODEL]["lower_bound"] == "True"
+    assert rows[UNKNOWN_MODEL]["lower_bound"] == "true"
     assert rows[UNKNOWN_MODEL]["cost_usd"] == ""
-    assert rows[UNKNOWN_MODEL]["unpriced_models"] == UNKNOWN_MODEL
-    assert rows["claude-sonnet-4-5"]["lower_bound"] == "False"
+    assert rows[UNKNOWN_MODEL]["unpriced_models"] == json.dumps([UNKNOWN_MODEL])
+    assert rows["claude-sonnet-4-5"]["lower_bound"] == "false"
 
 
 def test_a_model_known_only_by_its_prices_file_is_priced(log_c: Path, tmp_path: Path) -> None:
@@ -1443,7 +1443,9 @@ def test_a_name_too_long_is_one_line(log_a: Path, tmp_path: Path) -> None:
     assert message == f"sessiontools cost: error: {long}: cannot read: File name too long; skipped"
     _, rows, notes = parse_table(result.stdout)
     assert money(rows[-1][COST]) == (round(A_TOTAL, 6), False)
-    assert notes == ["1 log(s) skipped as unreadable; see the messages above"]
+    assert notes == [
+        "1 log was skipped as damaged or unreadable, and not counted; see the messages above"
+    ]
 
 
 def _refuse(monkeypatch: pytest.MonkeyPatch, where: Path, *, listing: bool = True) -> None:

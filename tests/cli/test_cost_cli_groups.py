@@ -27,29 +27,31 @@ def logs(tmp_path: Path) -> list[Path]:
 
 def test_by_label_in_every_format(logs: list[Path]) -> None:
     """(none) 0.006; project:apollo >= 0.03105 (C5 unpriced); summary and web >= 0.01635; the
-    total counts each call once: >= 0.03705 (not the groups' 0.0792 sum), and a note says so."""
+    total counts each call once: >= 0.03705 (not the groups' 0.0792 sum), and a note says so.
+    The calls with no label are the group with no value: last, (none) in the table, null in
+    json, - in csv."""
     header, rows, notes = parse_table(ok(*logs, "--by", "label").stdout)
     assert header[0] == "label"
-    assert [r[0] for r in rows] == ["(none)", A, "summary", "web", "total"]
-    assert [r[1] for r in rows] == ["2", "5", "4", "4", "7"]
+    assert [r[0] for r in rows] == [A, "summary", "web", "(none)", "total"]
+    assert [r[1] for r in rows] == ["5", "4", "4", "2", "7"]
     assert [r[COST] for r in rows] == [
-        "0.006000",
         ">=0.031050",
         ">=0.016350",
         ">=0.016350",
+        "0.006000",
         ">=0.037050",
     ]
     assert any("the total counts each call once" in note for note in notes), notes
     document = as_json(*logs, "--by", "label")
-    assert [g["label"] for g in document["groups"]] == ["(none)", A, "summary", "web"]
+    assert [g["label"] for g in document["groups"]] == [A, "summary", "web", None]
     assert document["total"]["calls"] == 7
     assert close(document["total_cost_usd"], C1 + C2 + C3 + C6 + C7)
     assert document["lower_bound"] is True and document["unpriced_models"] == ["acme-9000"]
     rows_csv = list(
         csv.DictReader(io.StringIO(ok(*logs, "--by", "label", "--format", "csv").stdout))
     )
-    assert [r["label"] for r in rows_csv] == ["(none)", A, "summary", "web"]
-    assert rows_csv[1]["cache_savings_usd"] == ""  # NaN: C5's price is not known
+    assert [r["label"] for r in rows_csv] == [A, "summary", "web", "-"]
+    assert rows_csv[0]["cache_savings_usd"] == ""  # NaN: C5's price is not known
 
 
 @pytest.mark.parametrize(
@@ -333,9 +335,13 @@ def test_labels_are_escaped_in_the_table(tmp_path: Path) -> None:
         + line(3, "run_ended", outcome(u=usage(10, 1)), la(20, "10:00:02")),
     )
     for fmt in ("table", "markdown"):
-        text = ok(log, "--by", "label", "--format", fmt).stdout
+        result = invoke(log, "--by", "label", "--format", fmt)
+        text = result.stdout
         assert "\x1b" not in text and "\x07" not in text
-        assert "evil\\x1b" in text
+        # agentloop refuses such a label: in double quotes, and said once
+        assert '"evil\\x1b' in text
+        assert "1 label that agentloop refuses ('evil\\x1b]0;x\\x07')" in result.stderr
+        assert "\x1b" not in result.stderr
 
 
 #: A turn with usage and no model at all (no ``model``, no ``native``): nothing can price it.

@@ -255,8 +255,12 @@ def test_by_label_counts_a_call_under_each_label_and_the_total_once(calls: pd.Da
     bound (C5); hit 11900 / 22000; saved NaN (C5). summary and web: C2, C3, C5, C6: in 6100, out
     910, read 7900, written 1000; cost 0.01635; hit 7900 / 15000. The total counts each of the 7
     calls once: in 7600, out 1160, read 11900, written 4000, total 24660, cost 0.03705."""
-    out = cost_by(calls, "label")
-    assert list(out["label"]) == ["(none)", A, "summary", "web"]
+    grouped = cost_by(calls, "label")
+    # the calls with no label are the group with no value (NA, sorted last), which no label
+    # can be; the table shows it as (none)
+    assert grouped["label"].isna().tolist() == [False, False, False, True]
+    assert list(grouped["label"][:3]) == [A, "summary", "web"]
+    out = grouped.iloc[[3, 0, 1, 2]].reset_index(drop=True)  # the calls with no label first
     assert list(out["calls"]) == [2, 5, 4, 4]
     assert list(out["input_tokens"]) == [500, 7100, 6100, 6100]
     assert list(out["output_tokens"]) == [50, 1110, 910, 910]
@@ -272,7 +276,7 @@ def test_by_label_counts_a_call_under_each_label_and_the_total_once(calls: pd.Da
         assert close(got, want)
     assert close(out["cache_savings_usd"][0], -0.00075)
     assert out["cache_savings_usd"][1:].isna().all()
-    total = out.attrs["total"]
+    total = grouped.attrs["total"]
     assert (total["calls"], total["input_tokens"], total["output_tokens"]) == (7, 7600, 1160)
     assert (total["cache_read_tokens"], total["cache_write_tokens"]) == (11900, 4000)
     assert total["total_tokens"] == 24660
@@ -354,17 +358,18 @@ def test_label_with_other_groups_and_the_order_of_keys(calls: pd.DataFrame) -> N
     11-03 (C5, C6); summary and web each on 11-02 (C2, C3) and 11-03 (C5, C6)."""
     out = cost_by(calls, ["session", "label"])
     pairs = [
-        (s.rsplit("/", 1)[-1], label) for s, label in zip(out["session"], out["label"], strict=True)
+        (s.rsplit("/", 1)[-1], None if pd.isna(label) else label)
+        for s, label in zip(out["session"], out["label"], strict=True)
     ]
     assert pairs == [
         ("a.jsonl", A),
         ("a.jsonl", "summary"),
         ("a.jsonl", "web"),
-        ("b.jsonl", "(none)"),
+        ("b.jsonl", None),  # no label: the group with no value, (none) in a table
     ]
     by_label_then_day = cost_by(calls, ["label", "day"])
-    assert list(zip(by_label_then_day["label"], by_label_then_day["day"], strict=True)) == [
-        ("(none)", "2026-11-03"),
+    labels = [None if pd.isna(label) else label for label in by_label_then_day["label"]]
+    assert list(zip(labels, by_label_then_day["day"], strict=True)) == [
         (A, "2026-10-31"),
         (A, "2026-11-02"),
         (A, "2026-11-03"),
@@ -372,8 +377,9 @@ def test_label_with_other_groups_and_the_order_of_keys(calls: pd.DataFrame) -> N
         ("summary", "2026-11-03"),
         ("web", "2026-11-02"),
         ("web", "2026-11-03"),
+        (None, "2026-11-03"),  # no value: last
     ]
-    assert list(by_label_then_day["calls"]) == [2, 1, 2, 2, 2, 2, 2, 2]
+    assert list(by_label_then_day["calls"]) == [1, 2, 2, 2, 2, 2, 2, 2]
 
 
 def test_an_unknown_zone_is_refused(calls: pd.DataFrame) -> None:

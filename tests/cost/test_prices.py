@@ -246,7 +246,8 @@ def test_unknown_model_is_unpriced_never_zero(provider: str, model: str) -> None
     assert book.table(provider, model, NOV_2025) is None
     assert book.rates(provider, model, NOV_2025, 100) is None
     assert math.isnan(book.cost_usd(provider, model, NOV_2025, Usage(input_tokens=100)))
-    assert math.isnan(book.cost_usd(provider, model, NOV_2025, Usage()))
+    # no tokens cost nothing at any price: a count of zero never makes NaN (docs/costs.md)
+    assert book.cost_usd(provider, model, NOV_2025, Usage()) == 0.0
 
 
 def test_a_missing_kind_of_price_is_nan_not_zero() -> None:

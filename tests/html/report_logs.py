@@ -3,6 +3,7 @@ holds (parsed with the standard library)."""
 
 from __future__ import annotations
 
+import base64
 import html.parser
 import io
 import warnings
@@ -145,34 +146,50 @@ def export_spans(data: bytes, conversation_id: str) -> list[tuple[str, str]]:
     return out
 
 
+#: A mark's kind by its lane (report.js: KINDS).
+LANE_KINDS = ("invoke_agent", "chat", "execute_tool", "chat")
+
+
 class Page(html.parser.HTMLParser):
     """What a report's HTML holds: every element (tag and attributes), the text, the inline
-    scripts and styles, the marks (``data-span-kind``, ``data-span-id``) in order, and the
-    attributes of each mark's drawing (``drawings``, one per mark)."""
+    scripts and styles, the runs' timeline boxes (``.tl-scroll``), and the marks the page's
+    script draws in them (``data-span-kind``, ``data-span-id``) in order, decoded from the
+    facts as the script decodes them (report.js, ``draw``), with the conversation id's string
+    index of each mark's drawing (``drawings``, one per mark). The browser tests check the
+    marks the script draws."""
 
     def __init__(self, text: str) -> None:
         super().__init__(convert_charrefs=True)
         self.elements: list[tuple[str, dict[str, str | None]]] = []
-        self.marks: list[tuple[str, str]] = []
-        self.drawings: list[dict[str, str | None]] = []
-        self._drawing: dict[str, str | None] = {}
+        self.boxes = 0
         self.text: list[str] = []
         self.scripts: list[tuple[dict[str, str | None], str]] = []
         self.styles: list[str] = []
         self._raw: tuple[str, dict[str, str | None]] | None = None
         self.feed(text)
         self.close()
+        self.marks: list[tuple[str, str]] = []
+        self.drawings: list[int] = []
+        if not any(a.get("id") == "st-facts" for a, _ in self.scripts):
+            return
+        facts = self.facts()
+        runs, records = facts["r"], facts["f"]
+        assert len(runs) == self.boxes, "a drawing for each run's box"
+        for i, run in enumerate(runs):
+            end = runs[i + 1][0] if i + 1 < len(runs) else len(records)
+            rows, ids = run[6], base64.b64decode(run[7], validate=True)
+            assert len(ids) == 8 * (end - run[0])
+            for i, record in enumerate(records[run[0] : end]):
+                row = record[5] // 16
+                assert 0 <= row < len(rows) // 2 and record[5] % 16 <= 10, record
+                self.marks.append((LANE_KINDS[rows[2 * row]], ids[8 * i : 8 * i + 8].hex()))
+                self.drawings.append(run[3])
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         attributes = dict(attrs)
         self.elements.append((tag, attributes))
-        if tag == "svg":
-            self._drawing = attributes
-        if "data-span-id" in attributes:
-            self.marks.append(
-                (attributes["data-span-kind"] or "", attributes["data-span-id"] or "")
-            )
-            self.drawings.append(self._drawing)
+        if (attributes.get("class") or "").split() == ["tl-scroll"]:
+            self.boxes += 1
         if tag in ("script", "style"):
             self._raw = (tag, attributes)
 
@@ -208,7 +225,7 @@ class Page(html.parser.HTMLParser):
         shapes, strings = facts["k"], facts["s"]
         out = []
         for (kind, _), drawing, record in zip(self.marks, self.drawings, facts["f"], strict=True):
-            at = 5
+            at = 6
             status: tuple[int, str] = (0, "")
             attributes: list[tuple[str, Any]] = []
             for typed in shapes[record[0]]:
@@ -220,7 +237,7 @@ class Page(html.parser.HTMLParser):
                 if letter == "o":
                     value: Any = kind
                 elif letter == "c":
-                    value = strings[int(drawing["data-c"] or "")]
+                    value = strings[drawing]
                 else:
                     value = record[at]
                     at += 1

@@ -21,7 +21,7 @@ from typing import Any
 import orjson
 import pytest
 
-from sessiontools import otlp_json, report_html
+from sessiontools import SessionBuilder, Usage, otlp_json, report_html
 from tests.helpers import SESSIONS
 from tests.html.report_logs import export_facts, export_spans, many_runs_log, marked_log
 
@@ -132,6 +132,52 @@ def test_loads_from_file_quietly_with_one_mark_per_span(
     loaded.page.close()
 
 
+@pytest.mark.parametrize(
+    "name",
+    [
+        "03_crash_while_call_runs",
+        "07_model_errors",
+        "08_tool_model_calls",
+        "09_refused_and_forbidden",
+        "10_policy_deny_and_limit",
+    ],
+)
+def test_the_script_draws_each_mark_on_its_row_with_its_classes(
+    browser: Any, tmp_path: Path, name: str
+) -> None:
+    """The marks the script draws from the facts are the ones the report collected, run by
+    run: each on its lane and row (its group's class and y), with its classes (failed,
+    retried, denied, refused, cut off, settled) and its kind."""
+    from sessiontools import collect_report
+    from sessiontools._html import svg
+
+    log = SESSIONS / f"{name}.jsonl"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        (session,) = collect_report(log).sessions
+    want = []
+    for run in session.runs:
+        for row in svg.timeline(run).rows:
+            for mark in row.marks:
+                want.append(
+                    [mark.span.span_id.hex(), mark.kind, mark.classes, f"L{row.lane}", row.y]
+                )
+    loaded = load(browser, write_report(tmp_path, log))
+    drawn = loaded.page.eval_on_selector_all(
+        "[data-span-id]",
+        """els => els.map(e => [e.dataset.spanId, e.dataset.spanKind,
+            e.getAttribute("class") || "", e.parentNode.getAttribute("class"),
+            e.parentNode.transform.baseVal[0].matrix.f])""",
+    )
+    assert sorted(drawn) == sorted(want)
+    if name == "08_tool_model_calls":  # the lane of the model calls tools made
+        assert any(lane == "L3" for _, _, _, lane, _ in want)
+    else:  # marks that went wrong
+        assert {c for _, _, c, _, _ in want} > {""}
+    loaded.check_quiet()
+    loaded.page.close()
+
+
 def test_hovering_a_tool_call_shows_its_name_and_status(browser: Any, tmp_path: Path) -> None:
     log = SESSIONS / "10_policy_deny_and_limit.jsonl"
     with warnings.catch_warnings():
@@ -183,8 +229,9 @@ def test_hovering_a_tool_call_shows_its_name_and_status(browser: Any, tmp_path: 
 
 
 def test_the_marks_are_placed_in_time_from_their_facts(browser: Any, tmp_path: Path) -> None:
-    """The script places each mark: x and width are its span's start and duration as parts
-    of its run's time axis (here the run's own span), to four decimals of a percent."""
+    """The script places each mark: its --x and --w (the style's x and width) are its span's
+    start and duration as parts of its run's time axis (here the run's own span), to four
+    decimals of a percent."""
     log = SESSIONS / "03_crash_while_call_runs.jsonl"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -192,8 +239,8 @@ def test_the_marks_are_placed_in_time_from_their_facts(browser: Any, tmp_path: P
     loaded = load(browser, write_report(tmp_path, log))
     placed = loaded.page.eval_on_selector_all(
         "[data-span-id]",
-        "els => els.map(e => [e.dataset.spanId, e.getAttribute('x'), e.getAttribute('width'),"
-        " e.getBoundingClientRect().height])",
+        "els => els.map(e => [e.dataset.spanId, e.style.getPropertyValue('--x'),"
+        " e.style.getPropertyValue('--w'), e.getBoundingClientRect().height])",
     )
     assert len(placed) == len(want)
     runs = {
@@ -272,6 +319,191 @@ def test_zoom_widens_the_timeline(browser: Any, tmp_path: Path) -> None:
     page.close()
 
 
+def zero_length_log() -> bytes:
+    """A run of ten minutes whose tool call and a failed model call take no time at all."""
+    b = SessionBuilder("2026-10-18T09:30:00+02:00", seed="zero", jitter=False)
+    b.run("go")
+    b.anthropic("claude-sonnet-4-5", text="", calls=[("probe", {})], usage=Usage(10, 1))
+    (call,) = b.calls
+    b.decision("allow", call=call, ms=0)
+    b.call_started(call=call, ms=0)
+    b.tool_result("ok", call=call, ms=0)
+    b.model_error("overloaded", message="busy", status=529, retry=True, wait_ms=0, ms=0)
+    b.wait(600_000)
+    b.anthropic(text="done", usage=Usage(10, 1))
+    b.run_ended()
+    return b.to_bytes()
+
+
+def test_a_span_of_no_length_can_be_seen_hovered_clicked_and_reached_by_keyboard(
+    browser: Any, tmp_path: Path
+) -> None:
+    """A span of zero length gets a mark a few pixels wide (it had none), centred on its time,
+    at 1x and zoomed; hovering its middle shows its facts, clicking keeps them; every mark
+    takes the focus (tabindex), and a mark with the focus shows its facts; Enter keeps them."""
+    log = tmp_path / "zero.jsonl"
+    log.write_bytes(zero_length_log())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = export_facts(otlp_json(log))
+    zero = [span_id for span_id, facts in want.items() if facts["duration"] == 0]
+    assert len(zero) == 2  # the tool call and the failed model call
+    loaded = load(browser, write_report(tmp_path, log))
+    page = loaded.page
+    tip = page.locator("#st-tip")
+    assert page.eval_on_selector_all("[data-span-id]", "els => els.every(e => e.tabIndex === 0)")
+    for zoomed in (False, True):
+        if zoomed:
+            page.locator('[data-zoom="in"]').first.click()
+        for span_id in zero:
+            mark = page.locator(f'[data-span-id="{span_id}"]')
+            mark.scroll_into_view_if_needed()
+            box = mark.bounding_box()
+            assert 4 <= box["width"] <= 7, (span_id, box)  # 4 px and its stroke
+            page.mouse.move(1, 1)
+            page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+            assert tip.is_visible()
+            assert span_id in tip.inner_text()
+    # clicking keeps the facts
+    span_id = zero[0]
+    mark = page.locator(f'[data-span-id="{span_id}"]')
+    box = mark.bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.move(1, 1)
+    assert tip.is_visible() and span_id in tip.inner_text()
+    page.keyboard.press("Escape")
+    assert tip.is_hidden()
+    # the keyboard: Tab reaches the first mark, which shows its facts; Enter keeps them
+    page.locator("body").focus()
+    first = page.locator("[data-span-id]").first.get_attribute("data-span-id")
+    for _ in range(10):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.dataset.spanId") == first:
+            break
+    assert page.evaluate("document.activeElement.dataset.spanId") == first
+    assert tip.is_visible() and first in tip.inner_text()
+    page.keyboard.press("Tab")
+    second = page.evaluate("document.activeElement.dataset.spanId")
+    assert second != first and second in tip.inner_text()
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")
+    assert second in tip.inner_text()  # kept
+    page.keyboard.press("Escape")
+    assert tip.is_hidden()
+    loaded.check_quiet()
+    page.close()
+
+
+def view_of(page: Any, index: int = 0) -> dict[str, Any]:
+    """The ``index``-th run's view: the time at the middle of its view (ns after its axis'
+    start), nanoseconds per pixel, and its axis' tick labels and their x."""
+    return page.evaluate(
+        """index => {
+            const scroller = document.querySelectorAll('.tl-scroll')[index];
+            const svg = scroller.querySelector('svg.tl-svg');
+            const width = svg.getBoundingClientRect().width;
+            const length = Number(svg.dataset.l);
+            const middle = scroller.scrollLeft + scroller.clientWidth / 2;
+            const texts = Array.from(svg.querySelectorAll(':scope > text'));
+            return {
+                middle: middle / width * length,
+                length: length,
+                nsPerPixel: length / width,
+                from: scroller.scrollLeft / width * length,
+                to: (scroller.scrollLeft + scroller.clientWidth) / width * length,
+                labels: texts.map(t => t.textContent),
+                xs: texts.map(t => t.getBoundingClientRect().x - svg.getBoundingClientRect().x),
+            };
+        }""",
+        index,
+    )
+
+
+def test_zoom_keeps_the_middle_in_view_and_draws_the_axis_again(
+    browser: Any, tmp_path: Path
+) -> None:
+    """Zooming in or out keeps the time at the middle of each run's view there (within a
+    pixel), also after scrolling; the axis' ticks are drawn again, for what is in view, and
+    again after a scroll; back at 1x they are the page's own."""
+    log = tmp_path / "long.jsonl"
+    log.write_bytes(zero_length_log())
+    loaded = load(browser, write_report(tmp_path, log))
+    page = loaded.page
+    zoom_in, zoom_out = page.locator('[data-zoom="in"]'), page.locator('[data-zoom="out"]')
+    start = view_of(page)
+    assert start["labels"], "the page's own ticks"
+    views = [start]
+    for button in (zoom_in, zoom_in, zoom_in):
+        before = view_of(page)
+        button.first.click()
+        after = view_of(page)
+        assert abs(after["middle"] - before["middle"]) <= after["nsPerPixel"], (before, after)
+        assert after["labels"] != before["labels"]
+        views.append(after)
+    # scroll to somewhere else: the axis follows what is in view
+    page.evaluate("document.querySelector('.tl-scroll').scrollLeft = 2500")
+    page.wait_for_timeout(100)
+    scrolled = view_of(page)
+    assert scrolled["labels"] != views[-1]["labels"]
+    for x in scrolled["xs"]:
+        assert scrolled["from"] <= x * scrolled["nsPerPixel"] <= scrolled["to"] + 1
+    assert 3 <= len(scrolled["labels"]) <= 5
+    kept = 0
+    for button in (zoom_out, zoom_in, zoom_out, zoom_out, zoom_out):
+        before = view_of(page)
+        button.first.click()
+        after = view_of(page)
+        half = (after["to"] - after["from"]) / 2
+        if half <= before["middle"] <= after["length"] - half:  # no end of the run in the way
+            assert abs(after["middle"] - before["middle"]) <= after["nsPerPixel"], (before, after)
+            kept += 1
+    assert kept == 4  # all but the last: at 1x the view is the whole run
+    assert page.locator(".zoom output").first.inner_text() == "1\u00d7"
+    assert view_of(page)["labels"] == start["labels"]
+    loaded.check_quiet()
+    page.close()
+
+
+@pytest.mark.parametrize("content", [False, True], ids=["plain", "content"])
+def test_very_long_strings_stay_in_their_cells_and_the_hover_box(
+    browser: Any, tmp_path: Path, content: bool
+) -> None:
+    """A tool's name, a labels entry's source and every content field 3,000 characters long,
+    with no space to break at: the page does not grow sideways, no table cell and no text of
+    the hover box runs out of its box."""
+    long = "W" * 3000
+    log = tmp_path / "long.jsonl"
+    log.write_bytes(marked_log(lambda field: long, tool=long, source=long))
+    loaded = load(browser, write_report(tmp_path, log, content=content))
+    page = loaded.page
+    if content:
+        for details in page.locator("details").all():
+            details.evaluate("d => d.open = true")
+    width = page.evaluate("document.documentElement.clientWidth")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    overflowing = page.eval_on_selector_all(
+        "td, th, dd, h2, h4, pre, .item h5",
+        "els => els.filter(e => e.scrollWidth > e.clientWidth + 1 &&"
+        " getComputedStyle(e).overflowX === 'visible').map(e => e.outerHTML.slice(0, 80))",
+    )
+    assert overflowing == []
+    tip = page.locator("#st-tip")
+    tools = page.locator('[data-span-kind="execute_tool"]')
+    for i in range(tools.count()):
+        tools.nth(i).hover(force=True)
+        assert tip.is_visible()
+        box = tip.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= width
+        sizes = tip.evaluate(
+            "t => [t.scrollWidth, t.clientWidth,"
+            " Array.from(t.querySelectorAll('strong, td')).every("
+            "e => e.getBoundingClientRect().right <= t.getBoundingClientRect().right + 1)]"
+        )
+        assert sizes[0] <= sizes[1] + 1 and sizes[2], sizes
+    loaded.check_quiet()
+    page.close()
+
+
 @pytest.mark.parametrize("content", [False, True], ids=["plain", "content"])
 def test_script_in_every_field_never_runs(browser: Any, tmp_path: Path, content: bool) -> None:
     log = tmp_path / 'x"><img src=x onerror=window.__x=1>.jsonl'
@@ -316,5 +548,34 @@ def test_a_thousand_runs_load_and_paint_within_two_seconds(browser: Any, tmp_pat
     marks = dom_marks(page)
     assert len(marks) == 10_000
     assert Counter(marks) == Counter(export_spans(log.read_bytes(), "thousand"))
+    # zooming a thousand runs in is quick (it took 5 to 13 s when every run's scroll was set
+    # at once), and a run far below gets the middle kept as it comes into view
+    took = page.evaluate(
+        """() => {
+            const start = performance.now();
+            document.querySelector('[data-zoom="in"]').click();
+            document.body.getBoundingClientRect();
+            return performance.now() - start;
+        }"""
+    )
+    assert took < 1000, took
+    far = page.locator(".tl-scroll").nth(700)
+    far.evaluate("e => e.closest('.run').scrollIntoView()")
+    page.wait_for_timeout(200)
+    view = far.evaluate("e => e.clientWidth")
+    assert far.evaluate("e => e.scrollLeft") == pytest.approx(view / 2, abs=1)
+    # a mark reached with the keyboard in a run far below stays in view: the run keeps the
+    # scroll that showed it (its first model call, left of the middle kept by the zoom)
+    other = page.locator(".tl-scroll").nth(800)
+    other.locator('[data-span-kind="chat"]').first.focus()
+    page.wait_for_timeout(200)
+    shown = other.evaluate(
+        """e => {
+            const mark = e.querySelector('[data-span-kind="chat"]').getBoundingClientRect();
+            const box = e.getBoundingClientRect();
+            return mark.left >= box.left && mark.right <= box.right;
+        }"""
+    )
+    assert shown
     loaded.check_quiet()
     page.close()

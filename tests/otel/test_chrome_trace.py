@@ -187,6 +187,35 @@ def test_the_command_writes_what_the_library_gives(tmp_path: Path) -> None:
     assert len(bad.stderr.splitlines()) == 1
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["{a}", "{b}"],
+        ["{dir}"],
+        ["{dir}/*.jsonl"],
+        ["{a}", "--send"],
+        ["{a}", "--endpoint", "http://127.0.0.1:9/v1/traces"],
+    ],
+    ids=["two-logs", "directory", "glob", "send", "endpoint"],
+)
+def test_chrome_trace_takes_one_log_and_writes_it(tmp_path: Path, args: list[str]) -> None:
+    """Several logs, or sending: refused in one line that says what the format takes, and
+    nothing is read, written or sent."""
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    a.write_bytes((SESSIONS / "01_one_run_tool.jsonl").read_bytes())
+    b.write_bytes((SESSIONS / "08_tool_model_calls.jsonl").read_bytes())
+    filled = [arg.format(a=a, b=b, dir=tmp_path) for arg in args]
+    result = CliRunner().invoke(cli, ["otel", *filled, "--format", "chrome-trace"])
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(
+        "sessiontools otel: error: --format chrome-trace takes one log and writes it "
+        "(not with several logs, --send or --endpoint)"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jsonl", "b.jsonl"]
+
+
 def test_a_damaged_log_writes_nothing(tmp_path: Path) -> None:
     out = tmp_path / "trace.json"
     log = SESSIONS / "05_damaged_middle_line.jsonl"

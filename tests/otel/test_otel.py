@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
 import re
 import warnings
+from pathlib import Path
 
 import orjson
 import pytest
+from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -29,6 +32,7 @@ from sessiontools import (
     span_id,
     trace_spans,
 )
+from sessiontools._cli.main import cli
 from tests.helpers import SESSIONS, assistant, line, outcome, result, t, usage, user
 from tests.logs import CRASH_AND_RESUME, DENY_REFUSE, ONE_TOOL, RETRIES
 from tests.otlp import SpanView, semconv_keys, span_ids_by_formula, spans, to_proto
@@ -379,6 +383,23 @@ def test_parse_ids_any_case() -> None:
 )
 def test_default_conversation_id(name: str, conversation_id: str) -> None:
     assert default_conversation_id(name) == conversation_id
+
+
+@pytest.mark.skipif(os.sep != "/" or os.altsep is not None, reason="POSIX paths")
+def test_a_backslash_is_part_of_a_posix_file_name(tmp_path: Path) -> None:
+    """On POSIX only / separates a path's names: a backslash is a character of the file's
+    name, so `otel 'a\\b.jsonl'` is conversation id a\\b (it was b)."""
+    assert default_conversation_id("a\\b.jsonl") == "a\\b"
+    assert default_conversation_id("runs/a\\b.jsonl.gz") == "a\\b"
+    assert default_conversation_id("\\x.jsonl") == "\\x"
+    log = tmp_path / "a\\b.jsonl"
+    log.write_bytes(ONE_TOOL_01)
+    result = CliRunner().invoke(cli, ["otel", str(log)])
+    assert result.exit_code == 0, result.stderr
+    document = orjson.loads(result.stdout_bytes)
+    (span, *_) = document["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    conversation = {a["key"]: a["value"] for a in span["attributes"]}["gen_ai.conversation.id"]
+    assert conversation == {"stringValue": "a\\b"}
 
 
 def test_empty_log() -> None:
