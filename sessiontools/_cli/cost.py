@@ -18,7 +18,7 @@ import math
 import os
 import sys
 from decimal import Decimal
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import click
 
@@ -38,6 +38,9 @@ from .messages import (
 )
 from .output import _check_out, _Output
 from .params import _MAX_LINE_HELP, _TEXT, _Groups, _Size, _stdin, _time, _Usd, _Zone
+
+if TYPE_CHECKING:
+    from .._cost.report import Summary
 
 
 @click.command("cost")
@@ -103,6 +106,17 @@ from .params import _MAX_LINE_HELP, _TEXT, _Groups, _Size, _stdin, _time, _Usd, 
         "at most USD because calls are unpriced; the report is still written."
     ),
 )
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    envvar="DASK_SCHEDULER_ADDRESS",
+    type=_TEXT,
+    help=(
+        "Read on a Dask cluster: the scheduler's address (tcp://HOST:8786), or local to start "
+        "one here with a worker per core; default: $DASK_SCHEDULER_ADDRESS. PATHs may be "
+        "fsspec URLs (s3://...). The output is the same. Needs sessiontools[dask]."
+    ),
+)
 def cost(
     paths: tuple[str, ...],
     by: tuple[tuple[str, ...], ...],
@@ -114,6 +128,7 @@ def cost(
     out: str | None,
     max_line_bytes: int,
     max_cost: tuple[float, str] | None,
+    scheduler: str | None = None,
 ) -> int:
     """What the model calls of the logs in PATH... cost: files, directories (their *.jsonl and
     *.jsonl.gz), globs, or - for standard input. A damaged or unreadable log is reported and
@@ -141,6 +156,11 @@ def cost(
             )
         if out is not None and "-" in paths:  # before anything is read from it
             _check_out(out, "-")
+        if scheduler is not None:
+            return _on_cluster(
+                scheduler, paths, groups, prices, since_at, until_at, tz, fmt, out,
+                max_line_bytes, max_cost,
+            )  # fmt: skip
         items: list[Any] = [
             LogStream(_stdin("PATH"), "<stdin>") if path == "-" else path for path in paths
         ]
@@ -159,7 +179,7 @@ def cost(
         reads = LogReads(logs, workers=None, max_line_bytes=max_line_bytes)
         # the command's own process: the cyclic garbage collector waits while it reads
         with reads, _no_cycles(), _warnings_to_stderr("cost"), _progress(len(logs)) as step:
-            from .._cost.report import render, summarize  # numpy, while the pool reads
+            from .._cost.report import summarize  # numpy, while the pool reads
 
             reads.idle = book.warm  # while other processes read: genai-prices' data
             report = summarize(
@@ -171,19 +191,7 @@ def cost(
                 tz=tz,
                 progress=step,
             )
-        for skipped in report.skipped:
-            _say(f"sessiontools cost: error: {skipped.problem}; skipped")
-        copies = report.copies
-        if copies:
-            _say(
-                f"sessiontools cost: note: {len(copies)} of {len(logs)} logs were copies of "
-                "other logs given (each held only runs that another log holds as far or "
-                "further): every run was counted once"
-            )
-        colour = out is None and fmt == "table" and _colour(sys.stdout)
-        with _Output(out, what="output") as target:
-            target.write(render(report, fmt, colour=colour).encode())
-            target.commit()
+        _write(report, len(logs), fmt, out)
     except _Failure as e:
         _say(f"sessiontools cost: error: {e}")
         return e.exit_code
@@ -193,6 +201,29 @@ def cost(
     except MemoryError:
         _say(f"sessiontools cost: error: {_OUT_OF_MEMORY}")
         return EXIT_DAMAGED
+    return _exit_status(report, max_cost)
+
+
+def _write(report: Summary, logs: int, fmt: str, out: str | None) -> None:
+    """The report's notes on stderr (the logs skipped, the copies) and the report itself."""
+    from .._cost.report import render
+
+    for skipped in report.skipped:
+        _say(f"sessiontools cost: error: {skipped.problem}; skipped")
+    copies = report.copies
+    if copies:
+        _say(
+            f"sessiontools cost: note: {len(copies)} of {logs} logs were copies of "
+            "other logs given (each held only runs that another log holds as far or "
+            "further): every run was counted once"
+        )
+    colour = out is None and fmt == "table" and _colour(sys.stdout)
+    with _Output(out, what="output") as target:
+        target.write(render(report, fmt, colour=colour).encode())
+        target.commit()
+
+
+def _exit_status(report: Summary, max_cost: tuple[float, str] | None) -> int:
     over = None
     if max_cost is not None:
         over = _over_budget(report.groups.total, report.groups.exact_cost_usd(), *max_cost)
@@ -261,3 +292,83 @@ def _colour(stream: IO[str] | None) -> bool:
         return stream.isatty()
     except (OSError, ValueError):
         return False
+
+
+def _on_cluster(
+    scheduler: str,
+    paths: tuple[str, ...],
+    groups: tuple[str, ...],
+    prices: str | None,
+    since: int | None,
+    until: int | None,
+    tz: str,
+    fmt: str,
+    out: str | None,
+    max_line_bytes: int,
+    max_cost: tuple[float, str] | None,
+) -> int:
+    """``--scheduler``: the same report, its logs read on a Dask cluster
+    (``sessiontools._dask.costs.run_summary``). Exit status as without it; a scheduler address
+    Dask cannot read is a usage error (2), a scheduler that does not answer or a cluster that
+    fails while reading is 1."""
+    import importlib.util
+
+    from .._cost.price_book import PriceBook
+    from .._errors import PriceFileError
+
+    if "-" in paths:
+        raise click.BadParameter(
+            "- (standard input) cannot be read on a cluster: give files, directories, globs or "
+            "URLs the workers can read, or leave out --scheduler",
+            param_hint="PATH",
+        )
+    if importlib.util.find_spec("distributed") is None or importlib.util.find_spec("dask") is None:
+        raise click.BadParameter(
+            "reading on a Dask cluster needs dask and distributed: pip install "
+            "'sessiontools[dask]' (or unset DASK_SCHEDULER_ADDRESS)",
+            param_hint="--scheduler",
+        )
+    from .._dask.costs import SchedulerError, run_summary
+    from .._dask.sources import find_sources
+
+    try:
+        sources = find_sources(paths)
+    except FileNotFoundError as e:
+        raise click.BadParameter(str(e), param_hint="PATH") from None
+    except (ImportError, ValueError) as e:  # a URL of a protocol fsspec cannot read here
+        raise click.BadParameter(_one_line_error(e), param_hint="PATH") from None
+    try:
+        book = PriceBook(prices)
+    except (PriceFileError, OSError) as e:
+        message = str(e) if isinstance(e, PriceFileError) else f"{prices}: {_reason(e)}"
+        raise click.BadParameter(message, param_hint="--prices") from None
+    if out is not None:
+        _check_out(out, *(s.url for s in sources if "://" not in s.url))
+    try:
+        with _warnings_to_stderr("cost"):
+            report = run_summary(
+                scheduler,
+                sources,
+                by=groups,
+                prices=book,
+                since=since,
+                until=until,
+                tz=tz,
+                max_line_bytes=max_line_bytes,
+            )
+    except SchedulerError as e:
+        if e.usage:
+            raise click.BadParameter(str(e), param_hint="--scheduler") from None
+        _say(f"sessiontools cost: error: {e}")
+        return EXIT_DAMAGED
+    except FileNotFoundError as e:  # the logs changed since they were listed
+        raise click.BadParameter(str(e), param_hint="PATH") from None
+    except OutOfRangeError as e:
+        _say(f"sessiontools cost: error: {e}")
+        return EXIT_DAMAGED
+    _write(report, len(sources), fmt, out)
+    return _exit_status(report, max_cost)
+
+
+def _one_line_error(error: BaseException) -> str:
+    return " ".join(str(error).split()) or type(error).__name__

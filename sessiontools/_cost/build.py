@@ -18,13 +18,14 @@ import os
 import warnings
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeAlias
+from typing import Any, Protocol, TypeAlias
 
 import numpy as np
 
 from .._errors import CostMismatchWarning, LogError, SessionToolsWarning, UsageConventionError
 from .._log.limits import check_run
 from .._log.sources import DirectoryError
+from .._model.identity import RunIdentity
 from .._model.session import Session
 from .groups import CallArrays
 from .price_book import PriceBook
@@ -98,10 +99,30 @@ class Built:
     tool_unpriced_calls: Any
 
 
-class _Builder:
-    """Fills the three frames' columns from the rows of each log, each run once."""
+class _Reads(Protocol):
+    """What ``_Builder.add`` needs of a log to know its runs: its name, each run's identity
+    and end seq, and the cost a transcript's closing line reported (``_LogRows`` has them;
+    so does a summary of a log read elsewhere, ``sessiontools._dask``)."""
 
-    def __init__(self) -> None:
+    @property
+    def name(self) -> str: ...
+    @property
+    def identities(self) -> list[RunIdentity]: ...
+    @property
+    def end_seqs(self) -> list[int]: ...
+    @property
+    def reported_cost_usd(self) -> float | None: ...
+
+
+class _Builder:
+    """Fills the three frames' columns from the rows of each log, each run once.
+
+    ``once=False`` keeps every read of every run, each its own run (a run read in two logs is
+    two): for a reader that puts together the reads of several batches of logs itself
+    (``sessiontools._dask``), with a ``_Builder`` of the logs' ``_Reads``."""
+
+    def __init__(self, *, once: bool = True) -> None:
+        self.once = once
         self.calls = _Columns("model_calls", assembled=True)
         self.runs = _Columns("runs", assembled=True)
         self.tools = _Columns("tool_calls", assembled=True)
@@ -109,13 +130,15 @@ class _Builder:
         self.call_tool = array.array("q")  # each model call's tool call row, -1 for a turn
         self.reported: dict[int, float] = {}  # run row -> the cost a transcript reported
         # Each run once, in the order first read: the read of it that goes furthest.
-        self._chosen: list[tuple[_LogRows, int]] = []
+        self._chosen: list[tuple[Any, int]] = []  # (the log: _LogRows, or _Reads; its run)
         self._by_start: dict[bytes, list[int]] = {}  # RunIdentity.start -> runs there
         # every log added, in order: its name, and for each run the run it is and its end seq
         self._logs: list[tuple[str, list[tuple[int, int]]]] = []
 
-    def add(self, log: _LogRows) -> None:
-        """The rows of one log (a session, a run's transcript, a copy taken at any moment).
+    def add(self, log: _Reads) -> None:
+        """The rows of one log (a session, a run's transcript, a copy taken at any moment):
+        a ``_LogRows``, or only its ``_Reads`` to learn which reads are kept (``chosen``),
+        without assembling the columns.
 
         The same run read twice is one run (docs/costs.md, "Runs read twice";
         ``RunIdentity.same_run``: the same ``run_started`` entry, and the same first model call or
@@ -126,7 +149,7 @@ class _Builder:
         self._logs.append((log.name, held))
         for i, identity in enumerate(log.identities):
             same = None
-            for row in self._by_start.get(identity.start, ()):
+            for row in self._by_start.get(identity.start, ()) if self.once else ():
                 kept, j = self._chosen[row]
                 if identity.same_run(kept.identities[j]):
                     same = row
@@ -190,6 +213,11 @@ class _Builder:
             copy[k] = bool(others)
         return [name for (name, _), is_copy in zip(self._logs, copy, strict=True) if is_copy]
 
+    def chosen(self) -> list[tuple[Any, int]]:
+        """Each run once, in the order first read: the log (as added) and the index among its
+        runs of the read kept."""
+        return list(self._chosen)
+
     def _assemble(self) -> None:
         """The columns, from the chosen reads, a run after another (consecutive runs of one
         log in one go)."""
@@ -211,17 +239,26 @@ class _Builder:
             t0, t1 = tool_starts[first], tool_starts[end]
             run_base, tool_base = len(self.runs) - first, len(self.tools) - t0
             store = log.store
-            for mine, theirs, lo, hi in (
-                (self.calls, store.calls, log.call_base + c0, log.call_base + c1),
-                (self.runs, store.runs, log.run_base + first, log.run_base + end),
-                (self.tools, store.tools, log.tool_base + t0, log.tool_base + t1),
-            ):
+            identities = [identity.hex() for identity in log.identities[first:end]]
+            for mine, theirs, lo, hi, per_run in (
+                (self.calls, store.calls, log.call_base + c0, log.call_base + c1,
+                 log.call_counts[first:end]),
+                (self.runs, store.runs, log.run_base + first, log.run_base + end, None),
+                (self.tools, store.tools, log.tool_base + t0, log.tool_base + t1,
+                 log.tool_counts[first:end]),
+            ):  # fmt: skip
                 data = theirs.data
                 for name, values in mine.data.items():
                     if name == "session":
                         values.extend([log.name] * (hi - lo))
                     elif name == "conversation_id":
                         values.extend([log.conversation_id] * (hi - lo))
+                    elif name == "run_identity":
+                        if per_run is None:
+                            values.extend(identities)
+                        else:
+                            for identity, count in zip(identities, per_run, strict=True):
+                                values.extend([identity] * count)
                     else:
                         values.extend(data[name][lo:hi])
             lo, hi = log.call_base + c0, log.call_base + c1
@@ -383,16 +420,30 @@ def check_reported(built: Built, *, stacklevel: int) -> Iterator[str]:
     runs = built.runs.data
     reported = built.run_reported_cost_usd
     for i in np.flatnonzero(~np.isnan(reported)).tolist():
-        cost, expected = float(built.run_cost_usd[i]), float(reported[i])
-        difference = abs(cost - expected)
-        if difference > 0.01 * max(abs(expected), abs(cost)):
-            message = (
-                f"{runs['session'][i]}: run {runs['run_index'][i]} (seq "
-                f"{runs['run_start_seq'][i]}): the transcript says it cost "
-                f"${usd_text(expected)}, the computed cost is ${usd_text(cost)}"
-            )
-            unpriced = int(built.run_unpriced_calls[i])
-            if unpriced:
-                message += f" (a lower bound: {unpriced} calls unpriced)"
+        message = cost_mismatch(
+            runs["session"][i],
+            runs["run_index"][i],
+            runs["run_start_seq"][i],
+            float(built.run_cost_usd[i]),
+            float(reported[i]),
+            int(built.run_unpriced_calls[i]),
+        )
+        if message is not None:
             warnings.warn(CostMismatchWarning(message), stacklevel=stacklevel + 1)
             yield message
+
+
+def cost_mismatch(
+    session: str, run_index: int, run_start_seq: int, cost: float, expected: float, unpriced: int
+) -> str | None:
+    """What a ``CostMismatchWarning`` says when a run's computed ``cost`` and the ``expected``
+    one its transcript reported differ by more than 1% (of the larger); else ``None``."""
+    if not abs(cost - expected) > 0.01 * max(abs(expected), abs(cost)):  # NaN: no warning
+        return None
+    message = (
+        f"{session}: run {run_index} (seq {run_start_seq}): the transcript says it cost "
+        f"${usd_text(expected)}, the computed cost is ${usd_text(cost)}"
+    )
+    if unpriced:
+        message += f" (a lower bound: {unpriced} calls unpriced)"
+    return message

@@ -311,6 +311,13 @@ class PriceBook:
         self._providers: dict[str, str | None] = {}  # model id -> genai-prices' provider
         self.lookups = 0
 
+    def sources(self) -> tuple[dict[str, Prices], bool]:
+        """What this book prices from, to make the same book elsewhere (a Dask worker:
+        ``PriceBook(prices or None, genai_prices=genai_prices)``): the prices the file or
+        mapping gave, by model id (a copy; empty without one), and whether genai-prices is
+        asked about the others. Nothing of what the book has looked up."""
+        return dict(self._file), self._genai
+
     def warm(self) -> None:
         """Load genai-prices and its data now, for a caller with time to spare (such as while
         other processes read the logs): only when this book has no price file (with one,

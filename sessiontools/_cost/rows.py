@@ -62,6 +62,7 @@ COLUMNS: dict[str, dict[str, str]] = {
         "conversation_id": "string",
         "run_index": "Int64",
         "run_start_seq": "Int64",
+        "run_identity": "string",
         "seq": "Int64",
         "usage_index": "Int64",
         "time": _TIME,
@@ -91,6 +92,7 @@ COLUMNS: dict[str, dict[str, str]] = {
         "conversation_id": "string",
         "run_index": "Int64",
         "run_start_seq": "Int64",
+        "run_identity": "string",
         "start": _TIME,
         "end": _TIME,
         "duration_ms": "float64",
@@ -115,6 +117,7 @@ COLUMNS: dict[str, dict[str, str]] = {
         "conversation_id": "string",
         "run_index": "Int64",
         "run_start_seq": "Int64",
+        "run_identity": "string",
         "tool": "category",
         "call_id": "string",
         "verdict": "category",
@@ -154,9 +157,10 @@ _COMPUTED = {
     ),
     "tool_calls": frozenset(("cost_usd", "unpriced_calls")),
 }
-#: Columns the same for every row of a log: kept once per log while reading, and written
+#: Columns the same for every row of a log (its name) or of a run (its identity: which run it
+#: is, once its reads are put together): kept once per log or run while reading, and written
 #: out when the logs' rows are put together (``build._Builder``).
-_PER_LOG = ("session", "conversation_id")
+_PER_LOG = ("session", "conversation_id", "run_identity")
 
 
 #: The typecode of the ``array.array`` a column of numbers is kept in while it is built

@@ -4,6 +4,7 @@ only when a model needs a price, and work done while other processes read (``Log
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -52,6 +53,38 @@ def test_the_command_never_loads_pandas() -> None:
     _, said = loaded(log, "--format", "json")
     assert said == ["0", "genai_prices", "numpy"]  # tabulate is for a person's formats
     assert "claude-sonnet-4-5" in out
+
+
+def test_the_command_loads_dask_only_for_a_cluster() -> None:
+    """Without --scheduler (nor DASK_SCHEDULER_ADDRESS), `cost` loads none of the dask extra;
+    with it, the sessiontools._dask stage (checked on a scheduler that does not answer)."""
+    code = textwrap.dedent("""
+        import sys
+        from sessiontools._cli.main import main
+        from sessiontools._dask import costs
+        costs.CONNECT_SECONDS = 0.5
+        status = main(["cost", *sys.argv[1:]])
+        roots = {name.split(".")[0] for name in sys.modules}
+        print(status, *sorted(roots & {"dask", "distributed", "fsspec"}), file=sys.stderr)
+    """)
+    log = str(SESSIONS / "01_one_run_tool.jsonl")
+    env = {k: v for k, v in os.environ.items() if k != "DASK_SCHEDULER_ADDRESS"}
+    without = code.replace("from sessiontools._dask import costs\n", "").replace(
+        "costs.CONNECT_SECONDS = 0.5\n", ""
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", without, log], capture_output=True, text=True, env=env
+    )
+    assert done.stderr.splitlines()[-1].split() == ["0"]
+    done = subprocess.run(
+        [sys.executable, "-c", code, log, "--scheduler", "tcp://127.0.0.1:1"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    said = done.stderr.splitlines()
+    assert said[0].startswith("sessiontools cost: error: no Dask scheduler answered")
+    assert said[-1].split()[:3] == ["1", "dask", "distributed"]
 
 
 def test_genai_prices_loads_only_when_a_model_needs_a_price(tmp_path: Path) -> None:

@@ -716,3 +716,28 @@ def test_cost_tables_of_runs_read_already_are_read_costs_tables(tmp_path: Path) 
     for name in ("model_calls", "runs", "tool_calls"):
         pd.testing.assert_frame_equal(getattr(got, name), getattr(want, name))
     assert got.warnings == want.warnings and got.copies == want.copies == (str(copy),)
+
+
+def test_run_identity_names_each_run_in_every_frame(tmp_path: Path) -> None:
+    """``run_identity`` is ``RunIdentity.hex()`` of the run as counted (docs/costs.md, "Runs
+    read twice"): the same on the run's row, its model calls and its tool calls; a run read
+    before its first model call (a copy taken then) has the start digest alone, and once read
+    further, with the session, the run is one run under its whole identity."""
+    from sessiontools._model.identity import run_identity
+
+    full = SESSIONS / "08_tool_model_calls.jsonl"
+    session = read_session(full)
+    expected = [run_identity(run).hex() for run in session.runs]
+    assert all(len(h) == 65 and h[32] == ":" for h in expected)  # 2 x 16 bytes in hex
+    tables = read_costs(full)
+    assert tables.runs["run_identity"].tolist() == expected
+    for frame in (tables.model_calls, tables.tool_calls):
+        by_run = dict(zip(tables.runs["run_index"], tables.runs["run_identity"], strict=True))
+        assert frame["run_identity"].tolist() == [by_run[i] for i in frame["run_index"]]
+    lines = full.read_bytes().split(b"\n")
+    early = tmp_path / "before_the_first_call.jsonl"
+    early.write_bytes(lines[0] + b"\n")  # the run_started entry alone
+    alone = read_costs(early).runs["run_identity"].tolist()
+    assert alone == [expected[0][:32]]
+    both = read_costs([early, full]).runs["run_identity"].tolist()
+    assert both == expected
