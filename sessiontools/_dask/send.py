@@ -26,6 +26,7 @@ scheduler allows) is one failure line naming its sessions; the others are still 
 
 from __future__ import annotations
 
+import asyncio
 import math
 import os
 import warnings
@@ -228,6 +229,10 @@ def send_on_cluster(
             _Dispatch(client, config, options, keep, key, report, progress, retry or {}).run(
                 found, sessions_per_task
             )
+        except ClusterError:
+            raise
+        except (Exception, asyncio.CancelledError) as e:  # distributed's: the scheduler lost
+            raise ClusterError(f"the cluster failed while sending: {_one_line(e)}") from None
         finally:
             close()
     finally:
@@ -274,10 +279,9 @@ class _Dispatch:
                 key=[f"sessiontools-scan-{os.getpid()}-{id(self)}-{i}" for i in range(len(chunks))],
             )
             found = self.client.gather(futures)
-        except Exception as e:  # distributed's: KilledWorker, CommClosedError...
+        except (Exception, asyncio.CancelledError) as e:  # KilledWorker, CommClosedError...
             raise ClusterError(
-                f"the cluster failed while reading what the logs hold: {type(e).__name__}: "
-                f"{' '.join(str(e).split())[:300]}"
+                f"the cluster failed while reading what the logs hold: {_one_line(e)}"
             ) from None
         return [runs for chunk in found for runs in chunk]
 
@@ -342,10 +346,9 @@ class _Dispatch:
             part = SendReport()
             try:
                 got, records, gave_up = future.result()
-            except Exception as e:  # the task failed on the cluster: KilledWorker, ...
+            except (Exception, asyncio.CancelledError) as e:  # KilledWorker, cancelled...
                 part.failures.append(
-                    f"the cluster failed while sending: {type(e).__name__}: "
-                    f"{' '.join(str(e).split())[:300]}; sessions: "
+                    f"the cluster failed while sending: {_one_line(e)}; sessions: "
                     f"{_sessions_named_reads(tasks[i])}"
                 )
             else:
@@ -371,6 +374,12 @@ class _Dispatch:
             )
             if self.progress is not None:
                 self.progress(self.report)
+
+
+def _one_line(error: BaseException) -> str:
+    """An error of the cluster's, one line: its kind and what it says (cut to 300)."""
+    text = " ".join(str(error).split())
+    return f"{type(error).__name__}: {text[:300]}" if text else type(error).__name__
 
 
 def _sessions_named_reads(reads: list[_Read]) -> str:
