@@ -139,6 +139,18 @@ _SENDING = (
     help="Keep what was sent here: a second run sends only what is new.",
 )
 @click.option("--follow", is_flag=True, help="Keep sending runs as they end, until Ctrl-C.")
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    envvar="DASK_SCHEDULER_ADDRESS",
+    type=_TEXT,
+    help=(
+        "Send from a Dask cluster's workers: the scheduler's address (tcp://HOST:8786), or "
+        "local to start one here with a worker per core; with --send or --endpoint (default, "
+        "when sending: $DASK_SCHEDULER_ADDRESS). The workers must see the LOG paths. Needs "
+        "sessiontools[dask]."
+    ),
+)
 def otel(
     logs: tuple[str, ...],
     out: str | None,
@@ -159,6 +171,7 @@ def otel(
     max_request_bytes: int | None,
     state: str | None,
     follow: bool,
+    scheduler: str | None,
 ) -> int:
     """Export LOG (a session log or a run's transcript, perhaps gzipped; - for stdin) as one
     OTLP/JSON ExportTraceServiceRequest, like `agentloop otel`; many logs (files, directories,
@@ -184,6 +197,17 @@ def otel(
             "max_line_bytes": max_line_bytes,
         }
         sending = send or endpoint is not None
+        if scheduler is not None and not sending:
+            source = click.get_current_context().get_parameter_source("scheduler")
+            if source is click.core.ParameterSource.ENVIRONMENT:
+                scheduler = None  # the environment's cluster is for sending (and cost)
+            else:
+                raise click.UsageError(
+                    "--scheduler sends from a cluster's workers: give --send or --endpoint "
+                    "too (an export to files or stdout runs here)"
+                )
+        if scheduler is not None and follow:
+            raise click.UsageError("--follow runs here: leave out --scheduler")
         one = len(logs) == 1 and (logs[0] == "-" or is_one_file(logs[0]))
         if fmt == "chrome-trace" and (sending or not one):
             raise click.UsageError(
@@ -218,6 +242,7 @@ def otel(
                 max_request_bytes=max_request_bytes,
                 state=state,
                 follow=follow,
+                scheduler=scheduler,
             )
         if one:
             return _export_one(logs[0], out, conversation_id, options, fmt)
@@ -393,19 +418,25 @@ def _send(
             "standard input cannot be sent (it cannot be read again for what is new)",
             param_hint="LOG",
         )
-    from .._send.send import send_otlp  # here: what sending needs loads only to send
-
+    scheduler = sending.pop("scheduler", None)
     status = _Status()
     try:
         with _warnings_to_stderr("otel"):
-            report = send_otlp(
-                list(logs),
-                conversation_id=conversation_id,
-                progress=status,
-                hold_signals=True,
-                **sending,
-                **options,
-            )
+            if scheduler is not None:
+                report = _send_on_cluster(
+                    scheduler, logs, conversation_id, options, status, sending
+                )
+            else:
+                from .._send.send import send_otlp  # here: sending's modules load only to send
+
+                report = send_otlp(
+                    list(logs),
+                    conversation_id=conversation_id,
+                    progress=status,
+                    hold_signals=True,
+                    **sending,
+                    **options,
+                )
     except FileNotFoundError as e:  # a path that names no log
         status.done()
         raise click.BadParameter(str(e), param_hint="LOG") from None
@@ -424,3 +455,46 @@ def _send(
     status(report)
     status.summary()
     return EXIT_OK if report.ok else EXIT_DAMAGED
+
+
+def _send_on_cluster(
+    scheduler: str,
+    logs: tuple[str, ...],
+    conversation_id: str | None,
+    options: dict[str, Any],
+    status: _Status,
+    sending: dict[str, Any],
+) -> SendReport:
+    """``--scheduler``: sent from a Dask cluster's workers (``_dask.send.send_on_cluster``).
+    An address Dask cannot read is a usage error (2); a scheduler that does not answer, or a
+    cluster that fails outside a task's sessions, one line and 1."""
+    import importlib.util
+
+    if importlib.util.find_spec("distributed") is None or importlib.util.find_spec("dask") is None:
+        raise click.BadParameter(
+            "sending from a Dask cluster needs dask and distributed: pip install "
+            "'sessiontools[dask]' (or unset DASK_SCHEDULER_ADDRESS)",
+            param_hint="--scheduler",
+        )
+    from .._dask.costs import SchedulerError, connect
+    from .._dask.send import ClusterError, send_on_cluster
+
+    sending = dict(sending)
+    sending.pop("follow", None)
+    try:
+        return send_on_cluster(
+            list(logs),
+            connect=lambda: connect(scheduler),
+            conversation_id=conversation_id,
+            progress=status,
+            **sending,
+            **options,
+        )
+    except SchedulerError as e:
+        status.done()
+        if e.usage:
+            raise click.BadParameter(str(e), param_hint="--scheduler") from None
+        raise _Failure(str(e), EXIT_DAMAGED) from None
+    except ClusterError as e:
+        status.done()
+        raise _Failure(f"{e} (at {scheduler})", EXIT_DAMAGED) from None

@@ -52,7 +52,7 @@ from .._otel.ids import check_parents
 from .._otel.spans import Span, trace_spans
 from .batches import encoding_for, requests
 from .config import SendConfig, redact_url, resolve_config
-from .http import OtlpHttpSender
+from .http import RETRYABLE_STATUS, OtlpHttpSender
 from .locks import LockTable, flock_table
 from .sessions import (
     LogRuns,
@@ -175,6 +175,7 @@ class _Read:
     read_all: bool = False  # read to its end (or its damage)
     pending: int = 0  # its runs in requests not yet acknowledged
     failed: bool = False  # damaged, or a request with its runs failed
+    runs: LogRuns | None = None  # what a scan found it holds, when it was scanned
 
 
 @dataclass
@@ -247,10 +248,19 @@ class _Pass:
             return None
         return self.state.log(os.path.abspath(log.path))
 
-    def plan(self) -> list[_Read]:
-        """The logs to read now, one per session (copies and unchanged logs left out)."""
+    def plan(
+        self, scan: Callable[[list[SessionLog]], list[LogRuns | None]] | None = None
+    ) -> list[_Read]:
+        """The logs to read now, one per session (copies and unchanged logs left out).
+
+        ``scan``: what tells what logs hold, many at once (a cluster's workers); by default
+        each is scanned here, and only when several logs are given. Given, it scans a single
+        changed log too when there is a state (its reads keep what they hold, ``_Read.runs``).
+        """
         reads: list[_Read | None] = []
         held: list[LogRuns | None] = []
+        to_scan: list[int] = []
+        many = len(self.logs) > 1
         for log in self.logs:
             st = None
             if log.path is not None:
@@ -263,9 +273,17 @@ class _Pass:
                 self.report.unchanged += 1
                 continue
             reads.append(_Read(log, log.conversation_id, st))
-            many = len(self.logs) > 1
-            held.append(_scan(log, self.options.max_line_bytes) if many else None)
-        if len(self.logs) > 1:
+            held.append(None)
+            if many or (scan is not None and self.state is not None):
+                to_scan.append(len(held) - 1)
+        if to_scan:
+            if scan is None:
+                found = [_scan(self.logs[k], self.options.max_line_bytes) for k in to_scan]
+            else:
+                found = scan([self.logs[k] for k in to_scan])
+            for k, runs_held in zip(to_scan, found, strict=True):
+                held[k] = runs_held
+        if many:
             sessions = group_sessions(self.logs, held)
         else:
             sessions = [SessionGroup(self.logs[0].conversation_id, 0)]
@@ -278,10 +296,11 @@ class _Pass:
             if read is None:
                 continue
             cid = session.conversation_id
+            read.runs = held[session.log]
             if self.state is not None:
                 runs = held[session.log]
                 before = None
-                if runs is not None:
+                if runs is not None and many:
                     before = self.state.conversation_of(i.start for i in runs.identities)
                 known = self.known(read.log)
                 cid = before or (known.conversation_id if known is not None else cid)
@@ -482,6 +501,9 @@ class _Sender:
         self.encoding = encoding_for(config.protocol, options.service_name)
         self.settled: list[tuple[str, LogState]] = []  # logs to record with the next commit
         self.unreachable: str | None = None  # the endpoint gave no answer: nothing more is tried
+        # a request that failed for the endpoint's sake (no answer, or 429/502/503/504 after
+        # its retries): a cluster's client sends no more tasks
+        self.gave_up: str | None = None
         # logs found damaged, as they were then: not read again until they change (--follow)
         self.damaged: dict[str, tuple[int, int, int]] = {}
         self.http = OtlpHttpSender(config, sleep=signals.sleep, **retry)
@@ -497,6 +519,10 @@ class _Sender:
             return
         work = _Pass(logs, self.options, self.state, self.report)
         reads = [read for read in work.plan() if not self._still_damaged(read)]
+        self.send(work, reads)
+
+    def send(self, work: _Pass, reads: list[_Read]) -> None:
+        """Send what is new of the logs planned (``_Pass.plan``), and record it."""
         for request in requests(
             self._runs(work, reads), self.encoding, self.config.max_request_bytes
         ):
@@ -590,6 +616,8 @@ class _Sender:
                     # no answer at all after retrying for the whole budget: the others would
                     # wait as long for nothing
                     self.unreachable = str(e)
+                if self.gave_up is None and (e.status is None or e.status in RETRYABLE_STATUS):
+                    self.gave_up = str(e)
                 self.report.retries += max(0, e.attempts - 1)
                 self.report.failures.append(f"{e}; sessions: {_sessions_named(held)}")
                 for key in held:

@@ -270,49 +270,105 @@ class SendState:
         """Record, in one transaction, what a request's acknowledgement settled: runs
         ``(start, first call, conversation id, end seq, ended)``, logs ``(path, state)``, and
         spans of runs not wholly sent yet ``(start, first call, end seq, span id)``."""
+        self.commit_many([(runs, logs, parts)])
+
+    def commit_many(
+        self,
+        transactions: Iterable[
+            tuple[
+                Iterable[tuple[bytes, bytes | None, str, int, bool]],
+                Iterable[tuple[str, LogState]],
+                Iterable[tuple[bytes, bytes | None, int, bytes]],
+            ]
+        ],
+    ) -> None:
+        """Several ``commit``s' records ``(runs, logs, parts)``, in order, in one transaction
+        (what a cluster's task recorded, merged on the client)."""
         db = self._db
         db.execute("BEGIN IMMEDIATE")
         try:
-            for start, first_call, end_seq, span_id in parts:
-                db.execute(
-                    "INSERT OR IGNORE INTO parts VALUES (?, ?, ?, ?)",
-                    (start, first_call or b"", end_seq, span_id),
-                )
-            for start, first_call, cid, end_seq, ended in runs:
-                db.execute(
-                    "INSERT INTO runs VALUES (?, ?, ?, ?, ?) ON CONFLICT (start, first_call) "
-                    "DO UPDATE SET end_seq = max(end_seq, excluded.end_seq), "
-                    "ended = max(ended, excluded.ended)",
-                    (start, first_call or b"", cid, end_seq, int(ended)),
-                )
-                db.execute(
-                    "DELETE FROM parts WHERE start = ? AND first_call = ?",
-                    (start, first_call or b""),
-                )
-                if first_call:  # the run's prefix, sent before its first call, is this run
-                    db.execute("DELETE FROM runs WHERE start = ? AND first_call = x''", (start,))
-            for path, state in logs:
-                offset = line = fold = check = None
-                if state.resume is not None:
-                    offset, line, snapshot, check = state.resume
-                    fold = json.dumps(snapshot, separators=(",", ":"))
-                db.execute(
-                    "INSERT OR REPLACE INTO logs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        path,
-                        state.dev,
-                        state.ino,
-                        state.size,
-                        state.mtime_ns,
-                        state.conversation_id,
-                        json.dumps(state.runs, separators=(",", ":")),
-                        offset,
-                        line,
-                        fold,
-                        check,
-                    ),
-                )
+            for runs, logs, parts in transactions:
+                self._apply(runs, logs, parts)
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
             raise
+
+    # what a cluster's task is told
+
+    def known_rows(
+        self, starts: Iterable[bytes]
+    ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+        """The rows of ``runs`` and ``parts`` of the runs that start so (``load`` takes
+        them): what a task on a cluster needs to know of what was sent."""
+        runs: list[tuple[Any, ...]] = []
+        parts: list[tuple[Any, ...]] = []
+        for start in sorted(set(starts)):
+            runs.extend(self._db.execute("SELECT * FROM runs WHERE start = ?", (start,)))
+            parts.extend(self._db.execute("SELECT * FROM parts WHERE start = ?", (start,)))
+        return runs, parts
+
+    def load(
+        self,
+        runs: Iterable[tuple[Any, ...]],
+        parts: Iterable[tuple[Any, ...]],
+        logs: Iterable[tuple[str, LogState]],
+    ) -> None:
+        """Rows of another state (``known_rows``, ``log``), as they are, in one transaction."""
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.executemany("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?)", runs)
+            db.executemany("INSERT OR REPLACE INTO parts VALUES (?, ?, ?, ?)", parts)
+            self._apply((), logs, ())
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def _apply(
+        self,
+        runs: Iterable[tuple[bytes, bytes | None, str, int, bool]],
+        logs: Iterable[tuple[str, LogState]],
+        parts: Iterable[tuple[bytes, bytes | None, int, bytes]],
+    ) -> None:
+        db = self._db
+        for start, first_call, end_seq, span_id in parts:
+            db.execute(
+                "INSERT OR IGNORE INTO parts VALUES (?, ?, ?, ?)",
+                (start, first_call or b"", end_seq, span_id),
+            )
+        for start, first_call, cid, end_seq, ended in runs:
+            db.execute(
+                "INSERT INTO runs VALUES (?, ?, ?, ?, ?) ON CONFLICT (start, first_call) "
+                "DO UPDATE SET end_seq = max(end_seq, excluded.end_seq), "
+                "ended = max(ended, excluded.ended)",
+                (start, first_call or b"", cid, end_seq, int(ended)),
+            )
+            db.execute(
+                "DELETE FROM parts WHERE start = ? AND first_call = ?",
+                (start, first_call or b""),
+            )
+            if first_call:  # the run's prefix, sent before its first call, is this run
+                db.execute("DELETE FROM runs WHERE start = ? AND first_call = x''", (start,))
+        for path, state in logs:
+            offset = line = fold = check = None
+            if state.resume is not None:
+                offset, line, snapshot, check = state.resume
+                fold = json.dumps(snapshot, separators=(",", ":"))
+            db.execute(
+                "INSERT OR REPLACE INTO logs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    path,
+                    state.dev,
+                    state.ino,
+                    state.size,
+                    state.mtime_ns,
+                    state.conversation_id,
+                    json.dumps(state.runs, separators=(",", ":")),
+                    offset,
+                    line,
+                    fold,
+                    check,
+                ),
+            )
