@@ -53,6 +53,7 @@ def read_costs(
             ``file:///srv/logs``), or an iterable of these. A local path is expanded as the
             pandas ``read_costs`` expands it, and named the same; a URL's logs are named by
             their URLs. The workers must see the same files (a shared file system) or store.
+            No logs: empty frames, as the pandas ``read_costs`` gives.
         prices: as the pandas ``read_costs``: a ``PriceBook``, a price file, or ``Prices`` by
             model id; read here, sent to the workers, and made into one book per worker.
         files_per_partition: at most this many logs a partition (a task); a partition also

@@ -436,7 +436,12 @@ def connect(address: str) -> tuple[Client, Callable[[], None]]:
     try:
         from distributed.comm.addressing import parse_address
 
-        parse_address(address)
+        scheme, location = parse_address(address)
+        if scheme == "inproc":  # a scheduler in this process only
+            raise ValueError(f"{scheme}:// does not reach a scheduler from another process")
+        import urllib.parse
+
+        urllib.parse.urlsplit("//" + location).port  # noqa: B018  # a port out of range raises
         remote = Client(address, timeout=CONNECT_SECONDS)
     except ValueError as e:  # an unknown protocol, a bad port
         raise SchedulerError(

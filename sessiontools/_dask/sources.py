@@ -19,6 +19,7 @@ from __future__ import annotations
 import fnmatch
 import os
 from collections.abc import Iterable, Mapping, Sequence
+from operator import index
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -129,7 +130,15 @@ def find_sources(
         TypeError: something that is not a path or a URL (a file object, a ``Session``: read
             those with the pandas ``read_costs``).
     """
-    items = [logs] if isinstance(logs, (str, os.PathLike)) else list(logs)
+    if isinstance(logs, (str, os.PathLike)):
+        items: list[Any] = [logs]
+    elif isinstance(logs, Iterable) and not hasattr(logs, "read") and not hasattr(logs, "runs"):
+        items = list(logs)
+    else:  # a file object or a Session is iterable, but not a collection of logs
+        raise TypeError(
+            "a cluster reads logs by path or URL, not "
+            f"{type(logs).__name__}: read it with sessiontools.read_costs"
+        )
     out: list[StoredLog] = []
     local: list[str | os.PathLike[str]] = []
     options = dict(storage_options or {})
@@ -156,22 +165,35 @@ def partitions(
     sources: Sequence[StoredLog], files_per_partition: int, partition_bytes: int = PARTITION_BYTES
 ) -> list[list[tuple[int, StoredLog]]]:
     """``sources`` cut into partitions, in order, each a list of (position among all the logs,
-    source): at most ``files_per_partition`` logs, and no more once it holds
-    ``partition_bytes`` bytes.
+    source): at most ``files_per_partition`` logs and, but for a log larger on its own, at most
+    ``partition_bytes`` bytes (a log that would take a partition past them starts the next one,
+    so a log of ``partition_bytes`` or more is a partition of its own). No logs: one partition
+    of none (empty frames, as the pandas ``read_costs`` gives).
 
     Raises:
         ValueError: ``files_per_partition`` is not a positive integer.
     """
-    if files_per_partition.__class__ is not int or files_per_partition < 1:
+    try:  # an int, or numpy's integers; not a bool, a float or a string
+        count = -1 if isinstance(files_per_partition, bool) else index(files_per_partition)
+    except TypeError:
+        count = -1
+    if count < 1:
         raise ValueError(
             f"files_per_partition must be a positive integer, not {files_per_partition!r}"
         )
+    files_per_partition = count
     out: list[list[tuple[int, StoredLog]]] = []
     size = 0
     for position, source in enumerate(sources):
-        if not out or len(out[-1]) >= files_per_partition or size >= partition_bytes:
+        if (
+            not out
+            or len(out[-1]) >= files_per_partition
+            or size >= partition_bytes
+            # a log that would take the partition past its bytes starts the next one
+            or (out[-1] and size + source.size > partition_bytes)
+        ):
             out.append([])
             size = 0
         out[-1].append((position, source))
         size += source.size
-    return out
+    return out or [[]]

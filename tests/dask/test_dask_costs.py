@@ -350,3 +350,63 @@ def test_a_path_that_names_nothing_on_a_cluster(client: Client, tmp_path: Path) 
     address = client.scheduler.address
     code, _, err = _run("cost", str(tmp_path / "none.jsonl"), "--scheduler", address)
     assert code == 2 and b"no log at" in err
+
+
+# --- from a new user's trial of the engine ------------------------------------------------
+
+
+def test_no_logs_give_empty_frames_as_pandas(client: Client) -> None:
+    """``read_costs([])`` raised ``KeyError: 'model_calls.source'``; pandas gives empty frames."""
+    want, _ = _pandas([])
+    frames, got, _ = _dask(client, [])
+    assert frames.partitions == 1
+    assert len(got.model_calls) == len(got.runs) == len(got.tool_calls) == 0
+    _assert_same(got, want)
+
+
+def test_a_session_is_refused_as_a_file_object_is(client: Client) -> None:
+    """A ``Session`` is iterable (its runs): it gave "'Session' object is not iterable"."""
+    session = sessiontools.read_session(FULL)
+    with pytest.raises(TypeError, match="by path or URL, not Session"):
+        sessiontools.dask.read_costs(session, client=client)  # type: ignore[arg-type]
+
+
+def test_files_per_partition_takes_numpy_integers(client: Client) -> None:
+    import numpy as np
+
+    frames, _, _ = _dask(client, [FULL, FULL], files_per_partition=np.int64(1))
+    assert frames.partitions == 2
+    with pytest.raises(ValueError, match="files_per_partition"):
+        sessiontools.dask.read_costs(FULL, client=client, files_per_partition=True)
+
+
+def test_a_large_log_is_a_partition_of_its_own() -> None:
+    """A log that would take a partition past its bytes starts the next one: [a, B, c, d] with
+    B of the partition's bytes or more is [a], [B], [c, d] (it was [a, B], [c, d])."""
+    from sessiontools._dask.sources import StoredLog, partitions
+
+    def log(name: str, size: int) -> StoredLog:
+        return StoredLog(name, "/" + name, size, None)
+
+    logs = [log("a", 2_500), log("b", 70 << 20), log("c", 10), log("d", 10)]
+    groups = partitions(logs, 256)
+    assert [[s.name for _, s in g] for g in groups] == [["a"], ["b"], ["c", "d"]]
+    assert [p for g in groups for p, _ in g] == [0, 1, 2, 3]
+    # under the bytes, logs share a partition up to the count
+    small = [log(str(i), 1_000) for i in range(5)]
+    assert [len(g) for g in partitions(small, 2)] == [2, 2, 1]
+    # two logs that together pass the bytes are two partitions
+    half = [log("x", 40 << 20), log("y", 40 << 20)]
+    assert [len(g) for g in partitions(half, 256)] == [1, 1]
+
+
+def test_scheduler_addresses_that_cannot_work_are_usage_errors() -> None:
+    """A port out of range waited 10 s and exited 1; inproc:// said 'not enough values to
+    unpack'. Both are addresses no other process can reach: exit 2 at once, one line."""
+    for address, says in (
+        ("tcp://127.0.0.1:99999", b"Port out of range"),
+        ("inproc://x", b"does not reach a scheduler from another process"),
+    ):
+        code, out, err = _run("cost", str(FULL), "--scheduler", address)
+        assert (code, out) == (2, b""), err
+        assert err.count(b"\n") == 1 and says in err and b"Traceback" not in err
