@@ -535,6 +535,12 @@ def test_a_thousand_runs_load_and_paint_within_two_seconds(browser: Any, tmp_pat
     report = write_report(tmp_path, log)
     loaded = load(browser, report)
     page = loaded.page
+    # The paint's entry is recorded when the browser paints, which can come after the load
+    # event has returned control here: wait for it to exist (its time, from navigation, is what
+    # is checked against 2 s, not when it is observed).
+    page.wait_for_function(
+        "performance.getEntriesByName('first-contentful-paint').length > 0", timeout=10_000
+    )
     timing = page.evaluate(
         """() => {
             const nav = performance.getEntriesByType('navigation')[0];
