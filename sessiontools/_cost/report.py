@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from .._log.reader import _FORMAT_CHARS, MAX_LINE_BYTES
+from .._log.reader import _FORMAT_CHARS, MAX_LINE_BYTES, code_escape
 from .._log.sources import find_logs
 from .._model.session import Session
 from .build import PriceSource, SkippedLog, call_arrays, check_reported, read_rows, usd_text
@@ -75,10 +75,7 @@ _CONTROL = re.compile(f"[\x00-\x1f\x7f-\x9f\u2028\u2029{_FORMAT_CHARS}]")
 
 
 def _escaped(match: re.Match[str]) -> str:
-    code = ord(match[0])
-    if code < 0x100:
-        return f"\\x{code:02x}"
-    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+    return code_escape(match[0])  # a newline too is \\x0a here: a table's cell is one line
 
 
 def escape_text(text: str) -> str:

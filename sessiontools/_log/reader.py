@@ -64,6 +64,7 @@ __all__ = [
     "LogSource",
     "ReadPosition",
     "TornTail",
+    "code_escape",
     "iter_entries",
     "printable",
     "same_line",
@@ -111,14 +112,19 @@ _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _SURROGATES = "[\ud800-\udfff]"
 
 
+def code_escape(c: str) -> str:
+    """One character as Python writes it escaped: ``\\x1b``, ``\\u202e``, ``\\U000e0041``."""
+    code = ord(c)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
 def _escape(m: re.Match[str]) -> str:
     c = m.group()
     if "\ud800" <= c <= "\udfff":
         return "\ufffd"
-    code = ord(c)
-    if code < 0x100:
-        return _ESCAPES.get(c) or f"\\x{code:02x}"
-    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+    return _ESCAPES.get(c) or code_escape(c)
 
 
 def printable(text: str) -> str:
