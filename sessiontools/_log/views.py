@@ -23,8 +23,9 @@ The payloads of the entries most lines hold (``message``, ``decision``, ``call_s
 ``tool_result``) are the views themselves (``MessageView``...): what the fold reads of each, by
 the same names. The others become their payload types (``RunStartedEntry``, ``Outcome``,
 ``ModelErrorEntry``, ``LabelsEntry``, ``PinsEntry``); an unknown type goes the checked way.
-Each ``Entry`` still says its ``type``, which the fold and the export limits read to tell
-payloads apart.
+Each entry is a ``ViewEntry``, a ``Struct`` with ``Entry``'s fields (made in C: an ``Entry``
+costs four times as much to make, on every line), and still says its ``type``, which the fold
+and the export limits read to tell payloads apart.
 
 The entries are not for the caller's use: only the exporters read this way, and the runs they
 fold are the same (``tests/log/test_views.py`` compares both ways, line by line).
@@ -32,6 +33,7 @@ fold are the same (``tests/log/test_views.py`` compares both ways, line by line)
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import MappingProxyType
 from typing import Annotated, Any
 
@@ -61,6 +63,7 @@ __all__ = [
     "MessageBodyView",
     "MessageView",
     "ToolResultView",
+    "ViewEntry",
     "decode_view",
 ]
 
@@ -313,13 +316,28 @@ def _tool_result(line: _EntryView) -> ToolResultView | None:
     return payload
 
 
+class ViewEntry(Struct, gc=False):
+    """An entry read the typed way: ``Entry``'s fields, by its names and in its order, as a
+    msgspec ``Struct``, which is made in C (a quarter of the time of making an ``Entry``, paid
+    for every line). The fold, the export limits and the split read an entry by these names
+    only; the entries are not for the caller's use (module docstring)."""
+
+    seq: int
+    time_unix_nano: int
+    type: str
+    payload: Any
+    utc_offset_seconds: int = 0
+    line: int = 0
+
+
 _new_run_started = fast_maker(RunStartedEntry)
 _new_model_error = fast_maker(ModelError)
 _new_model_error_entry = fast_maker(ModelErrorEntry)
 _new_labels = fast_maker(LabelsEntry)
 _new_outcome = fast_maker(Outcome)
 _new_refusal = fast_maker(Refusal)
-_new_entry = fast_maker(Entry)
+#: Typed as making an ``Entry``: a ``ViewEntry`` has its fields, and is read only by them.
+_new_entry: Callable[[int, int, str, Any, int, int], Entry] = ViewEntry  # type: ignore[assignment]
 
 
 def _run_started(line: _EntryView) -> RunStartedEntry | None:
