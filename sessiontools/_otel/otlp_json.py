@@ -13,12 +13,22 @@ from __future__ import annotations
 
 from binascii import hexlify
 from collections.abc import Callable, Iterable
+from typing import Any
 
 import orjson
 
+from .._log.entries import Usage
 from .._model.runs import Run
 from .._version import __version__
-from .spans import SCHEMA_URL, STATUS_CODE_UNSET, AttributeValue, Span, _RunContext, run_items
+from .spans import (
+    SCHEMA_URL,
+    STATUS_CODE_UNSET,
+    AttributeValue,
+    Span,
+    _add_usage,
+    _RunContext,
+    run_items,
+)
 
 __all__ = ["Envelope", "encode_otlp_json", "encode_span", "write_otlp_json"]
 
@@ -87,6 +97,27 @@ def _fragment(pair: tuple[str, AttributeValue]) -> bytes:
     return out
 
 
+def _usage_templates() -> tuple[bytes, ...]:
+    """The JSON of a model call's token counts (``spans._add_usage``'s attributes, as
+    ``_fragment`` writes each), with ``%d`` for each count: by whether it has cache reads
+    (2) and cache writes (1)."""
+    names = (
+        "gen_ai.usage.input_tokens",
+        "gen_ai.usage.output_tokens",
+        "gen_ai.usage.cache_read.input_tokens",
+        "gen_ai.usage.cache_creation.input_tokens",
+    )
+    one = [_key_prefix(name).replace(b"%", b"%%") + b'{"intValue":"%d"}}' for name in names]
+    return tuple(
+        b",".join(one[:2] + ([one[2]] if read else []) + ([one[3]] if write else []))
+        for read in (False, True)
+        for write in (False, True)
+    )
+
+
+_USAGE = _usage_templates()
+
+
 def _name(name: str) -> bytes:
     """A span's name as a JSON string."""
     text = _NAMES.get(name)
@@ -103,14 +134,18 @@ def _json(
     kind: int,
     start: int,
     end: int,
-    attrs: Iterable[tuple[str, AttributeValue]],
+    attrs: Iterable[Any],
     status_code: int,
     status_message: str,
 ) -> bytes:
     """A span as OTLP/JSON, after its ``head`` (its ids, up to ``"name":``): fields in the
-    proto's order, defaults omitted."""
+    proto's order, defaults omitted. ``attrs``: ``(key, value)`` pairs, and items written
+    already, as bytes."""
     get = _FRAGMENTS.get
-    attributes = b",".join([get(pair) or _fragment(pair) for pair in attrs])
+    # an item written already is bytes (``_JsonContext.add_usage``)
+    attributes = b",".join(
+        [pair if pair.__class__ is bytes else get(pair) or _fragment(pair) for pair in attrs]
+    )
     if not (0 <= start <= _UINT64_MAX and 0 <= end <= _UINT64_MAX):
         raise ValueError(
             f"span {name!r}: times {start} and {end} do not fit OTLP's fixed64 Unix "
@@ -202,6 +237,32 @@ class _JsonContext(_RunContext[bytes]):
             under = b'","name":'
         head = self._head + hexlify(ident) + under
         return _json(head, name, kind, start, end, attrs, status_code, status_message)
+
+    def add_usage(self, attrs: list[tuple[str, AttributeValue]], usage: Usage) -> None:
+        """The token counts as ``_add_usage`` adds them, written already: one item of bytes
+        in ``attrs``, which ``_json`` takes as it is. Counts ``_fragment`` refuses are added
+        as pairs, for it to refuse."""
+        read, write = usage.cache_read_tokens, usage.cache_write_tokens
+        inclusive = usage.input_tokens + read + write  # inclusive_input_tokens
+        output = usage.output_tokens
+        if not (
+            0 <= inclusive <= _INT64_MAX
+            and 0 <= output <= _INT64_MAX
+            and 0 <= read <= _INT64_MAX
+            and 0 <= write <= _INT64_MAX
+        ):
+            _add_usage(attrs, usage)
+            return
+        if read:
+            if write:
+                data = _USAGE[3] % (inclusive, output, read, write)
+            else:
+                data = _USAGE[2] % (inclusive, output, read)
+        elif write:
+            data = _USAGE[1] % (inclusive, output, write)
+        else:
+            data = _USAGE[0] % (inclusive, output)
+        attrs.append(data)  # type: ignore[arg-type]
 
 
 def run_json(

@@ -232,6 +232,11 @@ class _RunContext(Generic[T]):
     ) -> T:
         raise NotImplementedError
 
+    def add_usage(self, attrs: list[tuple[str, AttributeValue]], usage: Usage) -> None:
+        """Add a model call's token counts to a span's attributes (``_add_usage``; the OTLP/JSON
+        context adds them written already)."""
+        _add_usage(attrs, usage)
+
 
 class _SpanContext(_RunContext[Span]):
     """Makes each span a ``Span``."""
@@ -306,7 +311,7 @@ def _agent_span(ctx: _RunContext[T], run: Run) -> tuple[_Order, T]:
         attrs.append(("gen_ai.provider.name", run.provider))
     if run.request_model:
         attrs.append(("gen_ai.request.model", run.request_model))
-    _add_usage(attrs, run.usage)
+    ctx.add_usage(attrs, run.usage)
     status_code, status_message = STATUS_CODE_UNSET, ""
     outcome = run.outcome
     if outcome is None:
@@ -342,6 +347,7 @@ def _agent_span(ctx: _RunContext[T], run: Run) -> tuple[_Order, T]:
 def _turn_spans(ctx: _RunContext[T], run: Run, keyed: _Keyed[T]) -> None:
     """A ``chat`` span for each turn (a successful model call)."""
     prefix, conv, run_id, span_of, add = ctx.prefix, ctx.conv, ctx.run_id, ctx.span, keyed.append
+    add_usage = ctx.add_usage
     for t in run.turns:
         attrs = [_OP_CHAT, conv]
         if t.provider:
@@ -352,7 +358,7 @@ def _turn_spans(ctx: _RunContext[T], run: Run, keyed: _Keyed[T]) -> None:
             attrs.append(("gen_ai.response.model", t.model))
         if t.stop:
             attrs.append(("gen_ai.response.finish_reasons", (t.stop,)))
-        _add_usage(attrs, t.usage)
+        add_usage(attrs, t.usage)
         span = span_of(
             _span_id(prefix, "chat", t.seq, 0),
             run_id,
@@ -448,7 +454,7 @@ def _tool_spans(ctx: _RunContext[T], run: Run, keyed: _Keyed[T]) -> None:
             if m.model:
                 attrs.append(("gen_ai.request.model", m.model))
                 attrs.append(("gen_ai.response.model", m.model))
-            _add_usage(attrs, m.usage)
+            ctx.add_usage(attrs, m.usage)
             span = span_of(
                 _span_id(prefix, "tool_chat", result_seq, m.index),
                 tool_id,

@@ -510,3 +510,22 @@ def test_user_and_assistant_messages(tmp_path: Path, monkeypatch: pytest.MonkeyP
     )
     assert all(_taken(path.read_bytes()))
     _same_both_ways(path, monkeypatch)
+
+
+def test_a_view_entry_has_the_fields_of_an_entry() -> None:
+    """The typed way makes a ``ViewEntry`` (a msgspec ``Struct``, made in C) for each line,
+    read by ``Entry``'s names only: it has them all, in ``Entry``'s order, so that the fold,
+    the limits and the split read it as an ``Entry``."""
+    import dataclasses
+
+    from sessiontools._log.views import ViewEntry
+
+    assert ViewEntry.__struct_fields__ == tuple(f.name for f in dataclasses.fields(Entry))
+    entry = decode_view(line(3, "call_started", {"call_id": "c1"}), 7)
+    assert isinstance(entry, ViewEntry)
+    assert (entry.seq, entry.type, entry.line, entry.utc_offset_seconds) == (
+        3,
+        "call_started",
+        7,
+        7200,
+    )

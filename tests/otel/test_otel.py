@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from sessiontools import (
     SCHEMA_URL,
     InvalidIdError,
+    SessionToolsError,
     __version__,
     default_conversation_id,
     encode_otlp_json,
@@ -33,7 +34,17 @@ from sessiontools import (
     trace_spans,
 )
 from sessiontools._cli.main import cli
-from tests.helpers import SESSIONS, assistant, line, outcome, result, t, usage, user
+from tests.helpers import (
+    SESSIONS,
+    assistant,
+    line,
+    logs_in_testdata,
+    outcome,
+    result,
+    t,
+    usage,
+    user,
+)
 from tests.logs import CRASH_AND_RESUME, DENY_REFUSE, ONE_TOOL, RETRIES
 from tests.otlp import SpanView, semconv_keys, span_ids_by_formula, spans, to_proto
 
@@ -820,3 +831,50 @@ def test_parent_ids_as_bytearray_are_taken() -> None:
     agent = spans(data)[0]
     assert (agent.trace_id, agent.parent_span_id) == (GOOD_TRACE.hex(), GOOD_SPAN.hex())
     assert data == export(ONE_TOOL, parent_trace_id=GOOD_TRACE, parent_span_id=GOOD_SPAN)
+
+
+def _as_spans(path: Path) -> bytes:
+    """The export of ``path`` made the library's way: ``Span`` values, then encoded."""
+    from sessiontools import LogReader, iter_runs
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        runs = iter_runs(LogReader(path, export=True))
+        return encode_otlp_json(trace_spans(runs, conversation_id=path.stem))
+
+
+def test_the_export_writes_each_span_as_its_span_value_encodes(tmp_path: Path) -> None:
+    """``sessiontools otel`` writes each run's spans as OTLP/JSON directly (``run_json``), the
+    token counts of a model call as one piece (``_JsonContext.add_usage``): the same bytes
+    as the ``Span`` values ``trace_spans`` gives, encoded, for every mix of cache reads and
+    writes, in turns, in the calls a tool made, and in a run's usage, and for every sample
+    log."""
+    lines = [line(1, "run_started", {"prompt": "p"}), line(2, "message", user("go"))]
+    seq = 2
+    combos = [usage(5, 1), usage(5, 1, read=7), usage(5, 1, write=9), usage(5, 1, 7, 9)]
+    for i, u in enumerate(combos):
+        seq += 1
+        lines.append(line(seq, "message", assistant((f"c{i}", "tool"), u=u)))
+        seq += 1
+        model_calls = [{"model": "m", "usage": u}, {"model": "", "usage": combos[3 - i]}]
+        lines.append(line(seq, "tool_result", result(f"c{i}", usage=model_calls)))
+    for u in combos:
+        seq += 1
+        lines.append(line(seq, "run_ended", outcome(turns=4, u=u)))
+        seq += 1
+        lines.append(line(seq, "run_started", {"prompt": "p"}))
+    path = tmp_path / "combos.jsonl"
+    path.write_bytes(b"".join(lines))
+    data = otlp_json(path)
+    keys = [b"cache_read.input_tokens", b"cache_creation.input_tokens"]
+    # each: 2 of the 4 turns, 4 of the tools' 8 calls, 2 of the 4 ended runs
+    assert [data.count(key) for key in keys] == [8, 8]
+    assert data == _as_spans(path)
+    for log in logs_in_testdata():
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                data = otlp_json(log)
+        except SessionToolsError:
+            continue
+        assert data == _as_spans(log), log.name
