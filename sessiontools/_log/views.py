@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from types import MappingProxyType
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 from msgspec import Meta, Raw, Struct
@@ -232,11 +232,27 @@ class _OutcomeView(Struct, forbid_unknown_fields=True, gc=False):
     usage: Usage | None = None
 
 
+#: The entry types read this way (any other goes the checked way). msgspec gives each as this
+#: one string object, whose hash is kept: the reader, the limits and the fold compare it and
+#: look it up on every line.
+_Type = Literal[
+    "tool_result",
+    "decision",
+    "call_started",
+    "message",
+    "run_started",
+    "run_ended",
+    "model_error",
+    "labels",
+    "pins",
+]
+
+
 class _EntryView(Struct, forbid_unknown_fields=True, gc=False):
     """A line: ``seq``, ``time``, ``type`` and the payload the type names (Go's ``Entry``)."""
 
     seq: Int64
-    type: str
+    type: _Type
     time: str = ""
     run_started: _RunStartedView | None = None
     message: MessageView | None = None
