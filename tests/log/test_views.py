@@ -529,3 +529,13 @@ def test_a_view_entry_has_the_fields_of_an_entry() -> None:
         7,
         7200,
     )
+
+
+def test_an_entry_type_read_the_typed_way_is_one_string() -> None:
+    """msgspec gives each known type as one string object (a ``Literal``), whose hash is
+    kept for the look-ups on every line; a type it does not know goes the checked way."""
+    first = decode_view(line(3, "call_started", {"call_id": "c1"}), 1)
+    second = decode_view(line(4, "call_started", {"call_id": "c2"}), 2)
+    assert first is not None and second is not None
+    assert first.type is second.type
+    assert decode_view(line(5, "compaction", {}), 3) is None
