@@ -132,15 +132,16 @@ class _Spans:
         labels: dict[tuple[str, ...], int] = {}
         for run in runs:
             spans, agent = run_json(run, self.options)
-            for i, span in enumerate(spans):
-                data = b"," + span
-                if i == agent:
-                    # the last attribute; a fragment's quotes cannot be in a JSON string
-                    fragment = _fragment((SESSION_LABELS, run.labels))
-                    index = labels.setdefault(run.labels, len(labels))
-                    patches.append((size + data.rindex(fragment), len(fragment), index))
-                write(data)
-                size += len(data)
+            # the run's spans, each after a comma, in one piece
+            at = size + agent + 1 + sum([len(span) for span in spans[:agent]])
+            # the last attribute; a fragment's quotes cannot be in a JSON string
+            fragment = _fragment((SESSION_LABELS, run.labels))
+            index = labels.setdefault(run.labels, len(labels))
+            patches.append((at + spans[agent].rindex(fragment), len(fragment), index))
+            spans.insert(0, b"")
+            data = b",".join(spans)
+            write(data)
+            size += len(data)
         return size, patches, list(labels)
 
     def merge(

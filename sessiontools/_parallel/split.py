@@ -270,7 +270,8 @@ def read_in_two(
     try:
         import tempfile  # (with shutil and what it loads) only to read a log in two
 
-        out = tempfile.TemporaryFile()  # noqa: SIM115 - closed below
+        # the child's output, written in pieces of a run or less: 1 MiB a system call
+        out = tempfile.TemporaryFile(buffering=READ_BUFFER_BYTES)  # noqa: SIM115 - closed below
     except OSError:
         job.take(iter_runs(reader, SessionFold(reader.name, warnings=reader.sink)))
         return "here: no temporary file", reader.closing_line

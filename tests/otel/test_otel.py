@@ -878,3 +878,32 @@ def test_the_export_writes_each_span_as_its_span_value_encodes(tmp_path: Path) -
         except SessionToolsError:
             continue
         assert data == _as_spans(log), log.name
+
+
+def test_the_split_child_writes_each_run_in_one_piece() -> None:
+    """The child of a log read in two writes each run's spans to its temporary file in one
+    piece (a write per span before), and says where each run's labels attribute is in them."""
+    from sessiontools import iter_runs
+    from sessiontools._log.reader import ExportReader
+    from sessiontools._otel.export import _Spans
+    from sessiontools._otel.otlp_json import Envelope, _fragment
+    from sessiontools._otel.spans import SESSION_LABELS
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        runs = list(iter_runs(ExportReader(SESSIONS / "09_refused_and_forbidden.jsonl")))
+    writes: list[bytes] = []
+
+    class Out(io.BytesIO):
+        def write(self, data: bytes) -> int:  # type: ignore[override]
+            writes.append(bytes(data))
+            return len(data)
+
+    job = _Spans(Envelope(lambda data: None, "agentloop"), ("c", None, None, None, False))
+    size, patches, labels = job.make_in_child(iter(runs), Out())
+    assert len(runs) > 1 and len(writes) == len(runs)
+    data = b"".join(writes)
+    assert size == len(data) and data.startswith(b',{"traceId":')
+    assert len(patches) == len(runs)
+    for offset, length, index in patches:
+        assert data[offset : offset + length] == _fragment((SESSION_LABELS, labels[index]))
