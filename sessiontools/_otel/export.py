@@ -156,13 +156,41 @@ class _Spans:
             _fragment((SESSION_LABELS, tuple(sorted(labels.union(own))))) for own in own_labels
         ]
         joined = self.envelope.joined
+        read = out.read
+        # what is copied, a run at a time (up to its labels attribute, then that attribute
+        # written again), is passed on in pieces of about 1 MiB: a write each
+        pieces: list[bytes] = []
+        held = 0
         at = 0
-        for offset, length, index in patches:
-            _split.copy(out, offset - at, joined)
+        for offset, length, index in [*patches, (size, 0, -1)]:  # then what follows the last
+            n = offset - at
+            if n > _MERGE_BYTES:  # a large run: straight through
+                if pieces:
+                    joined(b"".join(pieces))
+                    pieces.clear()
+                    held = 0
+                _split.copy(out, n, joined)
+            elif n:
+                block = read(n)
+                if len(block) != n:
+                    raise OSError("the temporary file of the second part ended early")
+                pieces.append(block)
+                held += n
+            if index < 0:
+                break
             out.seek(length, os.SEEK_CUR)
-            joined(fragments[index])
+            pieces.append(fragments[index])
             at = offset + length
-        _split.copy(out, size - at, joined)
+            if held >= _MERGE_BYTES:
+                joined(b"".join(pieces))
+                pieces.clear()
+                held = 0
+        if pieces:
+            joined(b"".join(pieces))
+
+
+#: How much of the child's spans ``_Spans.merge`` passes on at a time.
+_MERGE_BYTES = 1 << 20
 
 
 def otlp_json(

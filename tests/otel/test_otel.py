@@ -882,7 +882,8 @@ def test_the_export_writes_each_span_as_its_span_value_encodes(tmp_path: Path) -
 
 def test_the_split_child_writes_each_run_in_one_piece() -> None:
     """The child of a log read in two writes each run's spans to its temporary file in one
-    piece (a write per span before), and says where each run's labels attribute is in them."""
+    piece (a write per span before), and says where each run's labels attribute is in them;
+    the parent passes them on in pieces of up to 1 MiB, each labels attribute written again."""
     from sessiontools import iter_runs
     from sessiontools._log.reader import ExportReader
     from sessiontools._otel.export import _Spans
@@ -907,3 +908,15 @@ def test_the_split_child_writes_each_run_in_one_piece() -> None:
     assert len(patches) == len(runs)
     for offset, length, index in patches:
         assert data[offset : offset + length] == _fragment((SESSION_LABELS, labels[index]))
+    # The parent copies them with the session's labels written again, in one piece here
+    # (a piece per run and per labels attribute before).
+    merged: list[bytes] = []
+    parent = _Spans(Envelope(merged.append, "agentloop"), ("c", None, None, None, False))
+    head = len(merged)
+    parent.merge((size, patches, labels), io.BytesIO(data), {"zz-before-the-cut"}, 0)
+    assert len(merged) == head + 1
+    expected = data
+    for offset, length, index in reversed(patches):
+        both = _fragment((SESSION_LABELS, tuple(sorted({"zz-before-the-cut", *labels[index]}))))
+        expected = expected[:offset] + both + expected[offset + length :]
+    assert merged[-1] == b',"spans":[' + expected[1:]
