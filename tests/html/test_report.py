@@ -40,7 +40,7 @@ from sessiontools import (
 )
 from sessiontools._cli.main import cli
 from sessiontools._html.costs import cache_hit_rate
-from sessiontools._html.render import money, usd
+from sessiontools._html.render import money, unpack, usd
 from sessiontools._log.reader import printable
 from tests.helpers import GOLDEN, REPO, SESSIONS
 from tests.html.report_logs import (
@@ -169,22 +169,43 @@ def sha256(text: str) -> str:
 # Content: off by default, as in the traces.
 
 
-def test_without_content_no_content_field_reaches_the_file(tmp_path: Path) -> None:
+def marked_logs(tmp_path: Path, sessions: int) -> list[Path]:
+    """``sessions`` logs with a marker in every content field (``MARKPROMPTMARK``...)."""
+    logs = []
+    for i in range(sessions):
+        log = tmp_path / f"marked{i}.jsonl"
+        log.write_bytes(marked_log(lambda field: f"MARK{field.upper()}MARK"))
+        logs.append(log)
+    return logs
+
+
+def markers(text: str) -> set[str]:
+    return set(re.findall(r"MARK([A-Z_]+)MARK", text))
+
+
+@pytest.mark.parametrize("sessions", [1, 2], ids=["one", "many"])
+def test_without_content_no_content_field_reaches_the_file(tmp_path: Path, sessions: int) -> None:
     """Every content field of the log holds its own marker; the report holds none of them.
-    An error message shows only where the traces export it (their status message)."""
-    log = tmp_path / "marked.jsonl"
-    log.write_bytes(marked_log(lambda field: f"MARK{field.upper()}MARK"))
-    html = quiet_report(log).decode()
-    found = set(re.findall(r"MARK([A-Z_]+)MARK", html))
-    assert found.isdisjoint(f.upper() for f in CONTENT_FIELDS)
+    An error message shows only where the traces export it (their status message). A report
+    of many sessions in one file holds their sections packed: the file, and what it unpacks
+    to, hold no marker."""
+    logs = marked_logs(tmp_path, sessions)
+    html = quiet_report(logs).decode()
+    parsed = page(html.encode())
+    assert (parsed.packed is not None) == (sessions > 1)
+    unpacked = unpack(parsed.packed) if parsed.packed else ""
+    if sessions > 1:
+        assert 'class="session"' in unpacked and "st-facts" in unpacked
+    for text in (html, unpacked):
+        assert markers(text).isdisjoint(f.upper() for f in CONTENT_FIELDS)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        export = export_text(log)
+        export = export_text(logs[0])
     for field in ERROR_FIELDS:
-        if f"MARK{field.upper()}MARK" in html:
+        if f"MARK{field.upper()}MARK" in html + unpacked:
             assert f"MARK{field.upper()}MARK" in export, field
     # the marks are there: the report is not empty
-    assert len(page(html.encode()).marks) == len(export_spans(log.read_bytes(), "marked"))
+    assert len(parsed.marks) == sessions * len(export_spans(logs[0].read_bytes(), "marked0"))
 
 
 def export_text(log: Path) -> str:
@@ -194,15 +215,21 @@ def export_text(log: Path) -> str:
     return otlp_json(log).decode()
 
 
-def test_with_content_the_conversation_shows(tmp_path: Path) -> None:
-    log = tmp_path / "marked.jsonl"
-    log.write_bytes(marked_log(lambda field: f"MARK{field.upper()}MARK"))
-    text = "".join(page(quiet_report(log, content=True)).text)
+@pytest.mark.parametrize("sessions", [1, 2], ids=["one", "many"])
+def test_with_content_the_conversation_shows(tmp_path: Path, sessions: int) -> None:
+    """With --content every content field shows (but provider data); packed too, in a report
+    of many sessions (where the file itself holds no marker: only what it unpacks to)."""
+    html = quiet_report(marked_logs(tmp_path, sessions), content=True)
+    parsed = page(html)
+    text = "".join(parsed.text)
     for field in (*CONTENT_FIELDS, *ERROR_FIELDS):
         if field == "native_data":  # provider data is never shown: it repeats the content
             assert f"MARK{field.upper()}MARK" not in text
         else:
             assert f"MARK{field.upper()}MARK" in text, field
+    if sessions > 1:
+        assert parsed.packed is not None
+        assert markers(html.decode()).isdisjoint(f.upper() for f in CONTENT_FIELDS)
 
 
 @pytest.mark.parametrize("content", [False, True], ids=["plain", "content"])
@@ -827,11 +854,13 @@ def test_what_a_span_weighs() -> None:
 
 
 def test_what_a_session_weighs() -> None:
-    """A session's section in a report of many (its header, timeline, tables and labels, its
-    row in the overview, its runs' drawings and its spans' facts) stays under 3,500 bytes for
-    a session of 2 runs and 20 spans (issue 13: 1,000 small logs' report under 5% of the
-    logs; it was 5,713 bytes, with its marks as SVG elements and every table cell closed).
-    The difference between the reports of 45 such sessions and of 5, per session."""
+    """A session's part of a report of many in one file (its header, timeline, tables and
+    labels, its runs' drawings and its spans' facts, packed; its row in the overview) stays
+    under 2,000 bytes for a session of 2 runs and 20 spans with ids of its own (issue 13:
+    1,000 small logs' report under 5% of the logs). It was 3,909 bytes with the sections as
+    HTML in the page (5,713 before that, with the marks as SVG elements and every table cell
+    closed); packed, 1,345. The difference between the reports of 45 such sessions and of 5,
+    per session."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with tempfile.TemporaryDirectory() as tmp:
@@ -840,10 +869,12 @@ def test_what_a_session_weighs() -> None:
                 folder = Path(tmp) / str(count)
                 folder.mkdir()
                 for i in range(count):
-                    (folder / f"s{i:03d}.jsonl").write_bytes(many_runs_log(2))
-                sizes.append(len(report_html(folder)))
+                    (folder / f"s{i:03d}.jsonl").write_bytes(many_runs_log(2, seed=f"s{i}"))
+                html = report_html(folder)
+                assert page(html).packed is not None
+                sizes.append(len(html))
     per_session = (sizes[1] - sizes[0]) / 40
-    assert per_session < 3_500, per_session
+    assert per_session < 2_000, per_session
 
 
 def test_the_cost_by_tool_note_says_what_applies(tmp_path: Path) -> None:
