@@ -9,6 +9,12 @@ page as escaped text: Jinja2 escapes them in elements and attributes, and the JS
 ``<``, ``>`` and ``&`` written as ``\\u003c``, ``\\u003e`` and ``\\u0026``, so it cannot end
 its element (nor open a comment).
 
+A report of many sessions in one file holds their sections, with the facts, packed (``pack``:
+deflated, in base64, in an ``st-packed`` element): the page's script unpacks them with the
+browser's ``DecompressionStream`` and puts them where their placeholder (``st-sessions``) was,
+then draws the timelines. What it unpacks is the HTML this module wrote, escaped as above. A
+page of one session (a single log, or a page of ``--out DIR/``) holds them as they are.
+
 Characters that would not show, or would change how the text around them shows, are shown
 escaped, as ``printable`` shows them on a terminal: control characters (``\\x1b``,
 ``\\x00``, ``\\n``...), line and paragraph separators (``\\u2028``) and the marks and

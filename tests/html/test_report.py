@@ -53,6 +53,9 @@ from tests.html.report_logs import (
     marked_log,
     span_facts,
 )
+from tests.parallel.splitting import PRICES as SPLIT_PRICES
+from tests.parallel.splitting import line_starts, split_here
+from tests.parallel.test_split import built_log
 from tests.parallel.test_split_edges import random_log
 
 LOGS = sorted(p for p in SESSIONS.glob("*.jsonl") if p.name != "05_damaged_middle_line.jsonl")
@@ -965,3 +968,110 @@ def test_a_log_kept_compressed(tmp_path: Path) -> None:
     result = invoke("report", str(tmp_path / "logs"), "--out", "-")
     assert result.exit_code == 0, result.stderr
     assert Counter(page(result.stdout_bytes).marks) == Counter(export_spans(data, "kept"))
+
+
+# One large log read in two processes, as the export reads it.
+
+
+def report_outcome(path: Path, **kwargs: Any) -> tuple[bytes, list[tuple[type[Warning], str]]]:
+    """The report of one log (with its conversation), and the warnings reading it gave."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        data = collect_report(path, content=True, skip_damaged=True, prices=SPLIT_PRICES, **kwargs)
+    said = [(w.category, str(w.message)) for w in caught]
+    return render_report_html(data), said
+
+
+def test_every_cut_of_every_log_gives_the_report_of_one_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`workers=None` reads a large log in two processes (here: any log, the child's part
+    run in this process, cut at every line): the report and the warnings are those of one
+    process, also for a damaged line (the log skipped, with the same error), where labels were given before the cut (each run's
+    `agentloop.session.labels`, the label changes), a run crashed at the cut, the
+    conversation crosses it, or the child's work is dropped."""
+    where: dict[str, int] = {}
+    ways = split_here(monkeypatch, lambda path: where["cut"])
+    names = (
+        "03_crash_while_call_runs",
+        "06_transcript",
+        "08_tool_model_calls",
+        "13_labels_and_pins",
+        "05_damaged_middle_line",
+    )
+    paths = [SESSIONS / f"{name}.jsonl" for name in names]
+    built = tmp_path / "built.jsonl"
+    built.write_bytes(built_log(6))
+    tried = 0
+    for path in [*paths, built]:
+        expected = report_outcome(path, workers=1)
+        for cut in line_starts(path.read_bytes()):
+            where["cut"] = cut
+            assert report_outcome(path, workers=None) == expected, (path.name, cut)
+            tried += 1
+    whys = Counter(ways)
+    assert tried == len(ways) > 100
+    assert whys["child"] > 8, whys
+    assert whys["here: no run at the cut"] > 20, whys
+    assert whys["here: an open call"] > 0, whys
+    assert whys["raised"] > 0, whys  # the damaged line: raised as one process raises it
+
+
+def test_labels_given_before_the_cut_reach_the_childs_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The child's runs take the session's labels from before the cut: in each run's span
+    (`agentloop.session.labels`) and in the cost rows, and the label changes keep where each
+    label was first given."""
+    path = tmp_path / "labels.jsonl"
+    path.write_bytes(built_log(4))
+    data = path.read_bytes()
+    cut = data.index(b'"type":"run_started"', len(data) // 2)
+    cut = data.rindex(b"\n", 0, cut) + 1
+    ways = split_here(monkeypatch, lambda _: cut)
+    split = report_outcome(path, workers=None)
+    assert ways == ["child"]
+    assert split == report_outcome(path, workers=1)
+    facts = page(split[0]).facts()
+    assert "team:a" in facts["s"]
+
+
+def test_the_command_reads_a_large_log_in_two_and_imports_meanwhile(tmp_path: Path) -> None:
+    """`sessiontools report` reads a log of SPLIT_FROM_BYTES or more in two processes (a
+    forked child reads the second part) and loads pandas, genai-prices and Jinja2 while the
+    child reads; the report is the one of one process."""
+    log = tmp_path / "big.jsonl"
+    log.write_bytes(built_log(400))
+    code = (
+        "import sys\n"
+        "from sessiontools._parallel import cut, split\n"
+        "cut.SPLIT_FROM_BYTES = 0\n"
+        "cut.available_cores = lambda: 2\n"
+        "heavy = ('pandas', 'genai_prices', 'jinja2')\n"
+        "seen = []\n"
+        "real = split.read_in_two\n"
+        "def spying(reader, path, at, job, idle=None, hooks=None):\n"
+        "    def watched():\n"
+        "        seen.append(sorted(m for m in heavy if m in sys.modules))\n"
+        "        idle()\n"
+        "        seen.append(sorted(m for m in heavy if m in sys.modules))\n"
+        "    way = real(reader, path, at, job, watched, hooks)\n"
+        "    seen.append(way[0])\n"
+        "    return way\n"
+        "split.read_in_two = spying\n"
+        "from sessiontools._cli.main import main\n"
+        "assert main(['report', sys.argv[1], '--out', sys.argv[2]]) == 0\n"
+        "print(seen)\n"
+    )
+    out = tmp_path / "r.html"
+    got = subprocess.run(
+        [sys.executable, "-c", code, str(log), str(out)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+        timeout=120,
+    )
+    assert got.returncode == 0, got.stderr
+    assert got.stdout == "[[], ['genai_prices', 'jinja2', 'pandas'], 'child']\n"
+    one = quiet_report(log, workers=1)
+    assert out.read_bytes() == one
