@@ -367,10 +367,12 @@ def _more_runs(read: LogRead, runs: Iterable[Run], tap: _Tap) -> None:
 
 
 #: Where a log read in two is cut when this process has work to do meanwhile (``idle``:
-#: the command's imports of pandas, genai-prices and Jinja2, about half of what reading the
-#: 100 MB log takes): this process reads the first third, then imports while the child reads
-#: the rest.
-REPORT_CUT_AT = 0.35
+#: the command's imports of pandas, genai-prices and Jinja2, about half the CPU time of
+#: reading the 100 MB log in one process): this process reads the first fifth, then imports
+#: while the child reads the rest. Measured (CPU time of each process, benchmarks/README.md):
+#: cut at 0.35 this process took 1.2 to 1.4 s to the end of its imports against the child's
+#: 0.9 to 1.0 s; at 0.2, 0.84 to 1.06 s against 0.80 to 1.04 s.
+REPORT_CUT_AT = 0.2
 
 
 class _ReportJob(Hooks):
