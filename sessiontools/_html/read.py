@@ -312,6 +312,7 @@ def _read_log(
         read.transcript_cost_usd = item.closing_line.cost_usd if item.closing_line else None
         read.noted = item.warnings
         return read
+    held: list[warnings.WarningMessage] = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SessionToolsWarning)
         try:
@@ -326,7 +327,8 @@ def _read_log(
                 else:
                     job = _ReportJob(read, tap)
                     at = REPORT_CUT_AT if idle is not None else None
-                    closing = read_runs(log, job, workers=workers, at=at, idle=idle, hooks=job)
+                    waiting = None if idle is None else functools.partial(_apart, idle, held)
+                    closing = read_runs(log, job, workers=workers, at=at, idle=waiting, hooks=job)
                     sources, labels = job.label_sources()
                 torn = log.torn_tail is not None or any(
                     issubclass(w.category, TornTailWarning) for w in caught
@@ -337,7 +339,17 @@ def _read_log(
         except (LogError, UsageConventionError, OSError) as e:
             read = LogRead(name, read.conversation_id, error=e)
     read.warnings = tuple((w.category, str(w.message)) for w in caught)
+    for w in held:  # the caller's own, given as it would have given them
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
     return read
+
+
+def _apart(idle: Callable[[], object], held: list[warnings.WarningMessage]) -> None:
+    """The caller's ``idle`` work, done while a child reads: the warnings it gives are held
+    apart from the log's (given after the read, not as the log's)."""
+    with warnings.catch_warnings(record=True) as given:
+        idle()
+    held.extend(given)
 
 
 def _runs(read: LogRead, runs: Iterable[Run], tap: _Tap) -> None:

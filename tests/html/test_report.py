@@ -987,9 +987,9 @@ def test_every_cut_of_every_log_gives_the_report_of_one_process(
 ) -> None:
     """`workers=None` reads a large log in two processes (here: any log, the child's part
     run in this process, cut at every line): the report and the warnings are those of one
-    process, also for a damaged line (the log skipped, with the same error), where labels were given before the cut (each run's
-    `agentloop.session.labels`, the label changes), a run crashed at the cut, the
-    conversation crosses it, or the child's work is dropped."""
+    process, also for a damaged line (the log skipped, with the same error), where labels
+    were given before the cut (each run's `agentloop.session.labels`, the label changes), a
+    run crashed at the cut, the conversation crosses it, or the child's work is dropped."""
     where: dict[str, int] = {}
     ways = split_here(monkeypatch, lambda path: where["cut"])
     names = (
@@ -1034,6 +1034,28 @@ def test_labels_given_before_the_cut_reach_the_childs_runs(
     assert split == report_outcome(path, workers=1)
     facts = page(split[0]).facts()
     assert "team:a" in facts["s"]
+
+
+def test_warnings_of_the_work_done_while_the_child_reads_are_not_the_logs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the caller does while the child reads (``idle``: the command's imports) may warn:
+    that warning reaches the caller as it is, and is not one of the log's (which the report
+    lists and gives again as the log's)."""
+    from sessiontools._html.read import read_log
+
+    path = tmp_path / "built.jsonl"
+    path.write_bytes(built_log(4))
+    data = path.read_bytes()
+    cut = data.rindex(b"\n", 0, data.index(b'"type":"run_started"', len(data) // 2)) + 1
+    ways = split_here(monkeypatch, lambda _: cut)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        read = read_log(path, workers=None, idle=lambda: warnings.warn("importing", stacklevel=1))
+    assert ways == ["child"]
+    assert read.error is None
+    assert read.warnings == ()
+    assert [(w.category, str(w.message)) for w in caught] == [(UserWarning, "importing")]
 
 
 def test_the_command_reads_a_large_log_in_two_and_imports_meanwhile(tmp_path: Path) -> None:
