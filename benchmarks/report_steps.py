@@ -3,12 +3,14 @@
     python benchmarks/report_steps.py LOG_OR_DIR [--workers N] [--repeat K]
 
 Runs what the command runs (``sessiontools/_cli/report.py``: find the logs, start
-``ReportReads``, import genai-prices, pandas (``sessiontools._html.collect``) and Jinja2
-(``render``), ``collect_report``, ``render_report_html``), K times, each in a fresh
-``python`` child, and prints the seconds of each step: ``start`` (this script's imports of
-sessiontools, after the interpreter's own start), ``imports``, ``read`` (until the last log's
-read is taken: with a pool, what the imports did not hide), ``tables`` (``cost_tables``),
-``views`` (the rest of ``collect_report``), ``render``. ``--workers`` is ``ReportReads``'
+``ReportReads``, ``read_now`` (without a pool: the logs read here, a large one in two
+processes, importing meanwhile), import genai-prices, pandas (``sessiontools._html.collect``)
+and Jinja2 (``render``), ``collect_report``, ``render_report_html``), K times, each in a
+fresh ``python`` child, and prints the seconds of each step: ``start`` (this script's imports
+of sessiontools, after the interpreter's own start), ``read_now`` (with its ``idle``
+imports), ``imports`` (what is left of them), ``read`` (until the last log's read is taken:
+with a pool, what the imports did not hide), ``tables`` (``cost_tables``), ``views`` (the
+rest of ``collect_report``), ``render``. ``--workers`` is ``ReportReads``'
 (default: the command's choice, ``None``).
 """
 
@@ -31,9 +33,15 @@ at = {"start": time.perf_counter()}
 workers = None if sys.argv[2] == "none" else int(sys.argv[2])
 found = find_logs([sys.argv[1]])
 book = PriceBook(None)
+def heavy():
+    import genai_prices  # noqa: F401
+    from sessiontools._html import collect, render  # noqa: F401
 with paused_gc():
     reads = ReportReads(found, workers=workers)
-    import genai_prices  # noqa: F401
+    reads.idle = heavy
+    reads.read_now()
+    at["read_now"] = time.perf_counter()
+    heavy()
     from sessiontools._html import collect
     from sessiontools._html.render import render_report_html
     at["imports"] = time.perf_counter()

@@ -106,9 +106,11 @@ def report(
             _progress(len(found)) as step,
         ):
             # ... while this process loads pandas, genai-prices (the price book asks it) and
-            # Jinja2, which only this command needs.
-            import genai_prices  # noqa: F401
-
+            # Jinja2, which only this command needs. A large log read here is read in two
+            # processes: this one loads them while the child reads the second part.
+            reads.idle = _load_report_modules
+            reads.read_now()
+            _load_report_modules()
             from .._html.collect import collect_report
             from .._html.render import render_report_html, render_report_pages
 
@@ -138,6 +140,13 @@ def report(
         _say(f"sessiontools report: error: {_OUT_OF_MEMORY}")
         return EXIT_DAMAGED
     return EXIT_DAMAGED if data.skipped else EXIT_OK
+
+
+def _load_report_modules() -> None:
+    """Import what the report needs once the logs are read: pandas, genai-prices, Jinja2."""
+    import genai_prices  # noqa: F401
+
+    from .._html import collect, render  # noqa: F401
 
 
 def _price_book(prices: str | None) -> Any:

@@ -267,7 +267,9 @@ def collect_report(
         skip_damaged: a log that cannot be read is listed in ``skipped`` instead of raising.
         workers: how many processes read the logs (``ReportReads``): 1 (the default) reads
             them here; more start a pool of processes; ``None`` chooses (what ``sessiontools
-            report`` uses). In a notebook, whose kernel runs threads, keep 1.
+            report`` uses: a pool for many logs; a log of 8 MB or more read here is read in
+            two processes, as the export reads it). In a notebook, whose kernel runs
+            threads, keep 1.
         progress: called with each log's name once it has been read.
         max_line_bytes: the longest line read (see ``LogReader``); ``None``: no limit.
 

@@ -20,20 +20,21 @@ from __future__ import annotations
 import bisect
 import concurrent.futures
 import contextlib
+import dataclasses
 import functools
 import gc
 import os
 import warnings
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import IO, Any, TypeAlias
 
 import orjson
 
 from .._cost.rows import _LogRows
-from .._errors import LogError, SessionToolsWarning, UsageConventionError
+from .._errors import LogError, SessionToolsWarning, TornTailWarning, UsageConventionError
 from .._fast import fast_maker
 from .._log.entries import (
     DecisionEntry,
@@ -48,12 +49,14 @@ from .._log.entries import (
 from .._log.limits import check_run
 from .._log.reader import MAX_LINE_BYTES, LogReader, printable, shown_name
 from .._log.sources import LogStream, Unlisted, default_conversation_id
-from .._model.fold import SessionFold, iter_runs
-from .._model.runs import Run, ToolCallRecord
+from .._log.warnings import Warnings
+from .._model.fold import RecordingCalls, SessionFold, iter_runs
+from .._model.runs import LabelSource, Run, ToolCallRecord
 from .._model.session import Session
-from .._otel.spans import STATUS_CODE_ERROR, AttributeValue, Span, trace_spans
+from .._otel.spans import SESSION_LABELS, STATUS_CODE_ERROR, AttributeValue, Span, trace_spans
 from .._parallel.cut import SPLIT_FROM_BYTES, available_cores
 from .._parallel.pool import MAX_WORKERS, PARALLEL_FROM, pool_map, worker_pool
+from .._parallel.split import Hooks, read_runs
 
 __all__ = [
     "LANE_MODEL",
@@ -238,6 +241,8 @@ def read_log(
     content: bool = False,
     max_line_bytes: int | None = MAX_LINE_BYTES,
     conversation_id: str | None = None,
+    workers: int | None = 1,
+    idle: Callable[[], object] | None = None,
 ) -> LogRead:
     """Read one log once into what its section of the report shows, and its cost rows.
 
@@ -249,6 +254,12 @@ def read_log(
         max_line_bytes: the longest line read (``LogReader``).
         conversation_id: the spans' ``gen_ai.conversation.id`` (and the key of their ids);
             default the log's name without its extension (``default_conversation_id``).
+        workers: 2, or ``None`` for a file of ``SPLIT_FROM_BYTES`` or more with two cores:
+            a log file is read in two processes where it can be cut (``_ReportJob``), as the
+            export reads it; 1 (the default) here alone. The result is the same.
+        idle: called once while a child reads the second part and this process would wait
+            (``read_in_two``): work the caller has to do anyway, such as its imports. It
+            must give no warning.
 
     Returns:
         The ``LogRead``; a log that cannot be read has ``error`` set (a ``LogError``, an
@@ -259,7 +270,7 @@ def read_log(
         as ``read_costs`` raises them.
     """
     with paused_gc():
-        return _read_log(item, content, max_line_bytes, conversation_id)
+        return _read_log(item, content, max_line_bytes, conversation_id, workers, idle)
 
 
 def _read_in_worker(
@@ -277,7 +288,12 @@ def _read_in_worker(
 
 
 def _read_log(
-    item: Any, content: bool, max_line_bytes: int | None, conversation_id: str | None
+    item: Any,
+    content: bool,
+    max_line_bytes: int | None,
+    conversation_id: str | None,
+    workers: int | None = 1,
+    idle: Callable[[], object] | None = None,
 ) -> LogRead:
     name = log_name(item)
     read = LogRead(name, conversation_id or default_conversation_id(name))
@@ -296,28 +312,57 @@ def _read_log(
         read.transcript_cost_usd = item.closing_line.cost_usd if item.closing_line else None
         read.noted = item.warnings
         return read
+    held: list[warnings.WarningMessage] = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SessionToolsWarning)
         try:
             source = item.file if isinstance(item, LogStream) else item
             with LogReader(source, name=name, export=True, max_line_bytes=max_line_bytes) as log:
-                fold = SessionFold(log.name, warnings=log.sink)
                 tap = _Tap(content)
-                _runs(read, iter_runs(tap(log), fold), tap)
-                _close(read, tap, fold.label_sources, fold.labels, log.torn_tail is not None)
-                closing = log.closing_line
+                if isinstance(item, LogStream):
+                    fold = SessionFold(log.name, warnings=log.sink)
+                    _runs(read, iter_runs(tap(log), fold), tap)
+                    sources, labels = fold.label_sources, fold.labels
+                    closing = log.closing_line
+                else:
+                    job = _ReportJob(read, tap)
+                    at = REPORT_CUT_AT if idle is not None else None
+                    waiting = None if idle is None else functools.partial(_apart, idle, held)
+                    closing = read_runs(log, job, workers=workers, at=at, idle=waiting, hooks=job)
+                    sources, labels = job.label_sources()
+                torn = log.torn_tail is not None or any(
+                    issubclass(w.category, TornTailWarning) for w in caught
+                )  # (the child's reader saw it: its warning is given here again)
+                _close(read, tap, sources, labels, torn)
             read.rows.close(closing)  # type: ignore[union-attr]
             read.transcript_cost_usd = closing.cost_usd if closing is not None else None
         except (LogError, UsageConventionError, OSError) as e:
             read = LogRead(name, read.conversation_id, error=e)
     read.warnings = tuple((w.category, str(w.message)) for w in caught)
+    for w in held:  # the caller's own, given as it would have given them
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
     return read
 
 
-def _runs(read: LogRead, runs: Iterator[Run], tap: _Tap) -> None:
+def _apart(idle: Callable[[], object], held: list[warnings.WarningMessage]) -> None:
+    """The caller's ``idle`` work, done while a child reads: the warnings it gives are held
+    apart from the log's (given after the read, not as the log's)."""
+    with warnings.catch_warnings(record=True) as given:
+        idle()
+    held.extend(given)
+
+
+def _runs(read: LogRead, runs: Iterable[Run], tap: _Tap) -> None:
     """Each run as it ends: its cost rows, its spans and marks, its conversation."""
-    rows = read.rows = _LogRows(read.name)
-    outcomes = read.tool_outcomes = dict.fromkeys(("", *_TOOL_ERRORS), 0)
+    read.rows = _LogRows(read.name)
+    read.tool_outcomes = dict.fromkeys(("", *_TOOL_ERRORS), 0)
+    _more_runs(read, runs, tap)
+
+
+def _more_runs(read: LogRead, runs: Iterable[Run], tap: _Tap) -> None:
+    rows = read.rows
+    assert rows is not None
+    outcomes = read.tool_outcomes
     for run in runs:
         rows.add(run)
         before, inside = tap.take(run)
@@ -331,6 +376,112 @@ def _runs(read: LogRead, runs: Iterator[Run], tap: _Tap) -> None:
                 if isinstance(error, str) and error in outcomes:
                     outcomes[error] += 1
         read.runs.append(draft)
+
+
+#: Where a log read in two is cut when this process has work to do meanwhile (``idle``:
+#: the command's imports of pandas, genai-prices and Jinja2, about half the CPU time of
+#: reading the 100 MB log in one process): this process reads the first fifth, then imports
+#: while the child reads the rest. Measured (CPU time of each process, benchmarks/README.md):
+#: cut at 0.35 this process took 1.2 to 1.4 s to the end of its imports against the child's
+#: 0.9 to 1.0 s; at 0.2, 0.84 to 1.06 s against 0.80 to 1.04 s.
+REPORT_CUT_AT = 0.2
+
+
+class _ReportJob(Hooks):
+    """A log read in two processes for the report (``sessiontools._parallel.split``, as the
+    export reads a large log): each process makes the drafts and cost rows of its runs as
+    they end, with its own ``_Tap`` on the entries it folds (``Hooks.tap``). The child sends
+    its drafts, rows, tool outcomes and conversation, when its entries gave labels, and its
+    fold's labels and their sources. Its runs were folded with no session before them: here
+    they take their place (their index counted from the start), each run's
+    ``agentloop.session.labels`` attribute the labels of the whole session (as the export
+    writes it again), the cost rows the session's labels (``_LogRows.extend``), and the
+    session's labels and sources are this process's with the child's new ones added (a
+    label first given before the cut keeps that source)."""
+
+    def __init__(self, read: LogRead, tap: _Tap) -> None:
+        self.read = read
+        self.tap_of = tap
+        self.fold: SessionFold | None = None  # the one made for this part
+        self.theirs: tuple[dict[str, LabelSource], tuple[str, ...]] | None = None
+        self.child: _ReportJob | None = None  # the part after the cut (``for_child``)
+        read.rows = _LogRows(read.name)
+        read.tool_outcomes = dict.fromkeys(("", *_TOOL_ERRORS), 0)
+
+    def for_child(self) -> _ReportJob:
+        read = self.read
+        self.child = _ReportJob(LogRead(read.name, read.conversation_id), _Tap(self.tap_of.content))
+        return self.child
+
+    def tap(self, entries: Iterable[Entry]) -> Iterable[Entry]:
+        return self.tap_of(entries)
+
+    def make_fold(
+        self, name: str, *, warnings: Warnings, open_calls: RecordingCalls | None = None
+    ) -> SessionFold:
+        self.fold = SessionFold(name, warnings=warnings, open_calls=open_calls)
+        return self.fold
+
+    def take(self, runs: Iterator[Run]) -> None:
+        _more_runs(self.read, runs, self.tap_of)
+
+    def make_in_child(self, runs: Iterator[Run], out: IO[bytes]) -> tuple[Any, ...]:
+        part = self.child
+        assert part is not None and part.fold is not None
+        read, tap, fold = part.read, part.tap_of, part.fold
+        _more_runs(read, runs, tap)
+        return (
+            read.runs,
+            read.rows,
+            read.tool_outcomes,
+            read.outside,
+            list(tap.items),
+            tap.label_times,
+            fold.label_sources,
+            fold.labels,
+        )
+
+    def merge(self, result: tuple[Any, ...], out: IO[bytes], labels: set[str], runs: int) -> None:
+        drafts, rows, outcomes, outside, items, label_times, sources, own = result
+        read, tap = self.read, self.tap_of
+        assert read.rows is not None
+        # the content after this part's last run comes before the child's
+        read.outside.extend(tap.items)
+        tap.items.clear()
+        read.outside.extend(outside)
+        tap.items.extend(items)
+        tap.label_times.update(label_times)
+        for draft in drafts:
+            draft.index += runs
+            draft.marks = [_with_session_labels(mark, labels) for mark in draft.marks]
+            read.runs.append(draft)
+        read.rows.extend(rows, labels, runs)
+        for key, count in outcomes.items():
+            read.tool_outcomes[key] += count
+        self.theirs = (sources, own)
+
+    def label_sources(self) -> tuple[dict[str, LabelSource], tuple[str, ...]]:
+        """Once the log is read: the session's labels' sources and its labels."""
+        fold = self.fold
+        assert fold is not None
+        if self.theirs is None:
+            return fold.label_sources, fold.labels
+        theirs, own = self.theirs
+        sources = {**theirs, **fold.label_sources}  # a label given before the cut: from there
+        return sources, tuple(sorted({*fold.labels, *own}))
+
+
+def _with_session_labels(mark: Draft, labels: set[str]) -> Draft:
+    """A mark of the child's: its run's span with the labels ``labels`` the session held
+    before the cut added to its ``agentloop.session.labels``, its last attribute."""
+    span = mark[0]
+    if mark[1] != "invoke_agent" or not labels:
+        return mark
+    key, value = span.attributes[-1]
+    if key != SESSION_LABELS or not isinstance(value, tuple):
+        raise AssertionError(f"a run's span ends with {key!r}")
+    attributes = (*span.attributes[:-1], (key, tuple(sorted(labels.union(value)))))
+    return (dataclasses.replace(span, attributes=attributes), *mark[1:])
 
 
 def _close(
@@ -546,9 +697,12 @@ class ReportReads:
     up to ``SPLIT_FROM_BYTES`` (8 MB) or more, when two cores are free; one process per
     available core, at most ``MAX_WORKERS`` and at most one per path. One log is read here:
     a worker reading it while this process imports was no faster on two hardware threads (the
-    two slow each other, and the worker's read must be sent back; benchmarks/README.md). A
-    stream (standard input), a ``Session`` and a directory that could not be listed are taken
-    here, in order. Iterate once; use as a context manager, which stops the pool.
+    two slow each other, and the worker's read must be sent back; benchmarks/README.md); with
+    ``None``, a log of ``SPLIT_FROM_BYTES`` or more is read in two processes, as the export
+    reads it (``read_log``), and this process calls ``idle`` (set it before ``read_now`` or
+    iterating) while the child reads the second part. A stream (standard input), a
+    ``Session`` and a directory that could not be listed are taken here, in order. Iterate
+    once; use as a context manager, which stops the pool.
 
     ``conversation_ids``, one per item, are the ids their spans take (``find_named_logs``
     gives them: the ids of ``sessiontools otel`` for the same arguments); ``None`` (for all,
@@ -587,11 +741,20 @@ class ReportReads:
         self.max_line_bytes = max_line_bytes
         jobs = [(os.fspath(item), cid) for item, cid in named if isinstance(item, Path)]
         paths = [path for path, _ in jobs]
+        chosen = workers
         if workers is None:
             workers = _choose_workers(paths)
         if workers < 1:
             raise ValueError(f"workers must be at least 1, not {workers}")
-        self._read = functools.partial(read_log, content=content, max_line_bytes=max_line_bytes)
+        self._read = functools.partial(
+            read_log,
+            content=content,
+            max_line_bytes=max_line_bytes,
+            workers=None if chosen is None else 1,  # a large log read here: in two?
+        )
+        #: Called once while a child reads the second part of a log read here (``read_log``).
+        self.idle: Callable[[], object] | None = None
+        self._ready: list[LogRead] | None = None
         self._pool: concurrent.futures.ProcessPoolExecutor | None = None
         self._reads: Iterator[LogRead] | None = None
         self.workers = 1  # processes reading, this one included when it reads them
@@ -604,12 +767,24 @@ class ReportReads:
             )
             self._reads = pool_map(self._pool, pooled, jobs, chunk)
 
+    def read_now(self) -> None:
+        """Without a pool, read the logs now (iterating then gives what was read): so that the
+        caller's imports can be ``idle``'s work. With a pool, nothing (it reads already)."""
+        if self._pool is None and self._ready is None:
+            self._ready = list(self._iterate())
+
     def __iter__(self) -> Iterator[LogRead]:
+        if self._ready is not None:
+            ready, self._ready = self._ready, []
+            return iter(ready)
+        return self._iterate()
+
+    def _iterate(self) -> Iterator[LogRead]:
         for item, cid in zip(self.items, self.conversation_ids, strict=True):
             if isinstance(item, Path) and self._reads is not None:
                 yield next(self._reads)
             else:
-                yield self._read(item, conversation_id=cid)
+                yield self._read(item, conversation_id=cid, idle=self.idle)
 
     def close(self) -> None:
         """Stop the pool, if any: reads not started are dropped, and the logs being read are

@@ -53,7 +53,7 @@ from .._model.runs import Run
 from .cut import plan_cut
 from .signals import default_signals
 
-__all__ = ["Job", "copy", "read_in_two", "read_runs"]
+__all__ = ["Hooks", "Job", "copy", "read_in_two", "read_runs"]
 
 
 @dataclass
@@ -93,6 +93,30 @@ class Job(Protocol):
         held at the cut, and ``runs`` how many runs came before it."""
 
 
+class Hooks:
+    """What a caller that needs more of a log than its runs gives ``read_runs``: ``tap`` sees
+    every entry each fold reads, in order, in this process and in the child (the report notes
+    when labels were given, and the conversation), and ``make_fold`` makes each fold (the
+    report reads the session's labels and their sources from them once the log is read). The
+    child's part is read with ``for_child()``'s hooks (the tests run it in this process).
+    The defaults change nothing (what the exports use)."""
+
+    def for_child(self) -> Hooks:
+        """The hooks of the part after the cut (made in the child, as it starts reading)."""
+        return self
+
+    def tap(self, entries: Iterable[Entry]) -> Iterable[Entry]:
+        return entries
+
+    def make_fold(
+        self, name: str, *, warnings: Warnings, open_calls: RecordingCalls | None = None
+    ) -> SessionFold:
+        return SessionFold(name, warnings=warnings, open_calls=open_calls)
+
+
+_NO_HOOKS = Hooks()
+
+
 def read_tail(
     path: str,
     name: str,
@@ -102,13 +126,16 @@ def read_tail(
     export: bool = False,
     max_line_bytes: int | None = MAX_LINE_BYTES,
     reader_type: type[LogReader] = LogReader,
+    hooks: Hooks | None = None,
 ) -> _Tail | None:
     """Read the part of the log from ``cut`` (the child's work), giving its runs to
     ``job.make_in_child``. Lines are numbered from the cut (the line at the cut is line 1), in
     warnings, errors and the closing line alike: the parent, which counts the lines before the
     cut as it reads them, numbers them again. ``None`` when the line at ``cut`` is not the
     ``run_started`` entry it should be. ``export``: the reader's (``LogReader``);
-    ``reader_type``: the parent's reader's class (``ExportReader`` decodes views)."""
+    ``reader_type``: the parent's reader's class (``ExportReader`` decodes views); ``hooks``:
+    the caller's (``Hooks``), in the child (``Hooks.for_child``)."""
+    hooks = (hooks or _NO_HOOKS).for_child()
     tail = _Tail()
     sink = Warnings(name, record=True)
     calls = RecordingCalls()
@@ -122,7 +149,7 @@ def read_tail(
             start=ReadPosition(cut),  # lines numbered from the cut
             warnings=sink,
         )
-        fold = SessionFold(name, warnings=sink, open_calls=calls)
+        fold = hooks.make_fold(name, warnings=sink, open_calls=calls)
         entries = iter(reader)
         try:
             first = next(entries, None)
@@ -133,7 +160,8 @@ def read_tail(
             previous = reader.position.previous
             assert previous is not None
             tail.first_line = previous[0]
-            tail.result = job.make_in_child(iter_runs(_then(first, entries), fold), out)
+            runs = iter_runs(hooks.tap(_then(first, entries)), fold)
+            tail.result = job.make_in_child(runs, out)
             tail.closing_line = reader.closing_line
         except LogError as e:
             tail.error = e
@@ -165,6 +193,7 @@ class _Child:
         export: bool = False,
         max_line_bytes: int | None = MAX_LINE_BYTES,
         reader_type: type[LogReader] = LogReader,
+        hooks: Hooks | None = None,
     ) -> None:
         import pickle  # here, before the fork: only a large log is read in two
 
@@ -192,7 +221,9 @@ class _Child:
                 default_signals()  # Ctrl-C ends the child at once, running no Python code
                 signal.pthread_sigmask(signal.SIG_SETMASK, mask)
                 os.close(self._receive)
-                tail = read_tail(path, name, cut, out, job, export, max_line_bytes, reader_type)
+                tail = read_tail(
+                    path, name, cut, out, job, export, max_line_bytes, reader_type, hooks
+                )
                 data = pickle.dumps(tail)
             except BaseException:  # whatever it is, the parent reads the part itself
                 pass
@@ -251,6 +282,7 @@ def read_in_two(
     cut: int,
     job: Job,
     idle: Callable[[], object] | None = None,
+    hooks: Hooks | None = None,
 ) -> tuple[str, ClosingLine | None]:
     """Read the log ``reader`` reads, cut at ``cut``: the part before the cut here, the part
     after it in a forked child (``read_tail``), giving the runs to ``job``. ``idle`` is called
@@ -267,13 +299,14 @@ def read_in_two(
     Raises:
         DamagedLogError, EntryError, OSError: as reading the log in one process would.
     """
+    hooks = hooks or _NO_HOOKS
     try:
         import tempfile  # (with shutil and what it loads) only to read a log in two
 
         # the child's output, written in pieces of a run or less: 1 MiB a system call
         out = tempfile.TemporaryFile(buffering=READ_BUFFER_BYTES)  # noqa: SIM115 - closed below
     except OSError:
-        job.take(iter_runs(reader, SessionFold(reader.name, warnings=reader.sink)))
+        job.take(iter_runs(hooks.tap(reader), hooks.make_fold(reader.name, warnings=reader.sink)))
         return "here: no temporary file", reader.closing_line
     with out:
         try:
@@ -286,14 +319,17 @@ def read_in_two(
                 reader.export,
                 reader.max_line_bytes,
                 type(reader),
+                hooks,
             )
         except OSError:
-            job.take(iter_runs(reader, SessionFold(reader.name, warnings=reader.sink)))
+            job.take(
+                iter_runs(hooks.tap(reader), hooks.make_fold(reader.name, warnings=reader.sink))
+            )
             return "here: no fork", reader.closing_line
         with child:
             first = reader.part(ReadPosition(), stop=cut)
-            fold = SessionFold(reader.name, warnings=reader.sink)
-            job.take(_fed(first, fold))  # the run open at the cut is not ended yet
+            fold = hooks.make_fold(reader.name, warnings=reader.sink)
+            job.take(_fed(hooks.tap(first), fold))  # the run open at the cut is not ended yet
             if idle is not None:
                 idle()
             tail = child.result()
@@ -310,7 +346,7 @@ def read_in_two(
             why = ""
         if tail is None or why:
             rest = reader.part(at_cut)
-            job.take(iter_runs(rest, fold))
+            job.take(iter_runs(hooks.tap(rest), fold))
             return f"here: {why}", rest.closing_line
         at_cut.settle(reader.name)  # the line at the cut is an entry
         crashed = fold.finish()  # the run_started at the cut ends it, so before its warnings
@@ -340,12 +376,13 @@ def read_runs(
     workers: int | None,
     at: float | None = None,
     idle: Callable[[], object] | None = None,
+    hooks: Hooks | None = None,
 ) -> ClosingLine | None:
     """Give the runs of the log ``reader`` reads to ``job``: cut in two and read in two
     processes when ``workers`` asks for it and the log can be cut (``plan_cut``, looking from
     ``at`` of the log), else read here (``job.take`` with every run). The output, warnings and
     errors are the same either way. ``idle``: see ``read_in_two`` (not called without a
-    child).
+    child). ``hooks``: see ``Hooks`` (the exports need none).
 
     Returns:
         The log's closing line, if it is a transcript.
@@ -355,9 +392,10 @@ def read_runs(
     """
     cut = plan_cut(reader, workers, at=at)
     if cut is None:
-        job.take(iter_runs(reader, SessionFold(reader.name, warnings=reader.sink)))
+        hooks = hooks or _NO_HOOKS
+        job.take(iter_runs(hooks.tap(reader), hooks.make_fold(reader.name, warnings=reader.sink)))
         return reader.closing_line
-    return read_in_two(reader, cut[0], cut[1], job, idle)[1]
+    return read_in_two(reader, cut[0], cut[1], job, idle, hooks)[1]
 
 
 def _fed(entries: Iterable[Entry], fold: SessionFold) -> Iterator[Run]:

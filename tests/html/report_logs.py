@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import html.parser
 import io
+import re
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -24,6 +25,7 @@ from sessiontools import (
     otlp_json,
     trace_spans,
 )
+from sessiontools._html.render import unpack
 
 #: Every content field of the log: what the report shows only with ``--content``.
 CONTENT_FIELDS = (
@@ -100,9 +102,10 @@ def marked_log(mark: Callable[[str], str], *, tool: str = "lookup", source: str 
     return b.to_bytes()
 
 
-def many_runs_log(runs: int) -> bytes:
-    """``runs`` runs of 10 spans each: 3 turns and 6 tool calls (one denied, one failing)."""
-    b = SessionBuilder("2026-10-18T09:30:00+02:00", seed="many", keep=True)
+def many_runs_log(runs: int, seed: str = "many") -> bytes:
+    """``runs`` runs of 10 spans each: 3 turns and 6 tool calls (one denied, one failing);
+    ``seed`` the builder's (its ids: logs of other seeds share no id)."""
+    b = SessionBuilder("2026-10-18T09:30:00+02:00", seed=seed, keep=True)
     for i in range(runs):
         b.run(f"task {i}")
         b.anthropic(
@@ -150,6 +153,13 @@ def export_spans(data: bytes, conversation_id: str) -> list[tuple[str, str]]:
 LANE_KINDS = ("invoke_agent", "chat", "execute_tool", "chat")
 
 
+#: The placeholder of a report's packed sections and the packed sections (render.py, pack).
+PACKED = re.compile(
+    r'<div id="st-sessions">.*?</div>\n'
+    r'<script type="application/octet-stream" id="st-packed">(?P<packed>[A-Za-z0-9+/=]*)</script>\n'
+)
+
+
 class Page(html.parser.HTMLParser):
     """What a report's HTML holds: every element (tag and attributes), the text, the inline
     scripts and styles, the runs' timeline boxes (``.tl-scroll``), and the marks the page's
@@ -160,6 +170,13 @@ class Page(html.parser.HTMLParser):
 
     def __init__(self, text: str) -> None:
         super().__init__(convert_charrefs=True)
+        #: The packed sections (a report of many sessions in one file), or None; ``text`` is
+        #: parsed with them unpacked in place of their placeholder, as the page's script does.
+        self.packed: str | None = None
+        found = PACKED.search(text)
+        if found:
+            self.packed = found["packed"]
+            text = text[: found.start()] + unpack(self.packed) + text[found.end() :]
         self.elements: list[tuple[str, dict[str, str | None]]] = []
         self.boxes = 0
         self.text: list[str] = []

@@ -40,7 +40,7 @@ from sessiontools import (
 )
 from sessiontools._cli.main import cli
 from sessiontools._html.costs import cache_hit_rate
-from sessiontools._html.render import money, usd
+from sessiontools._html.render import money, unpack, usd
 from sessiontools._log.reader import printable
 from tests.helpers import GOLDEN, REPO, SESSIONS
 from tests.html.report_logs import (
@@ -53,6 +53,9 @@ from tests.html.report_logs import (
     marked_log,
     span_facts,
 )
+from tests.parallel.splitting import PRICES as SPLIT_PRICES
+from tests.parallel.splitting import line_starts, split_here
+from tests.parallel.test_split import built_log
 from tests.parallel.test_split_edges import random_log
 
 LOGS = sorted(p for p in SESSIONS.glob("*.jsonl") if p.name != "05_damaged_middle_line.jsonl")
@@ -169,22 +172,43 @@ def sha256(text: str) -> str:
 # Content: off by default, as in the traces.
 
 
-def test_without_content_no_content_field_reaches_the_file(tmp_path: Path) -> None:
+def marked_logs(tmp_path: Path, sessions: int) -> list[Path]:
+    """``sessions`` logs with a marker in every content field (``MARKPROMPTMARK``...)."""
+    logs = []
+    for i in range(sessions):
+        log = tmp_path / f"marked{i}.jsonl"
+        log.write_bytes(marked_log(lambda field: f"MARK{field.upper()}MARK"))
+        logs.append(log)
+    return logs
+
+
+def markers(text: str) -> set[str]:
+    return set(re.findall(r"MARK([A-Z_]+)MARK", text))
+
+
+@pytest.mark.parametrize("sessions", [1, 2], ids=["one", "many"])
+def test_without_content_no_content_field_reaches_the_file(tmp_path: Path, sessions: int) -> None:
     """Every content field of the log holds its own marker; the report holds none of them.
-    An error message shows only where the traces export it (their status message)."""
-    log = tmp_path / "marked.jsonl"
-    log.write_bytes(marked_log(lambda field: f"MARK{field.upper()}MARK"))
-    html = quiet_report(log).decode()
-    found = set(re.findall(r"MARK([A-Z_]+)MARK", html))
-    assert found.isdisjoint(f.upper() for f in CONTENT_FIELDS)
+    An error message shows only where the traces export it (their status message). A report
+    of many sessions in one file holds their sections packed: the file, and what it unpacks
+    to, hold no marker."""
+    logs = marked_logs(tmp_path, sessions)
+    html = quiet_report(logs).decode()
+    parsed = page(html.encode())
+    assert (parsed.packed is not None) == (sessions > 1)
+    unpacked = unpack(parsed.packed) if parsed.packed else ""
+    if sessions > 1:
+        assert 'class="session"' in unpacked and "st-facts" in unpacked
+    for text in (html, unpacked):
+        assert markers(text).isdisjoint(f.upper() for f in CONTENT_FIELDS)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        export = export_text(log)
+        export = export_text(logs[0])
     for field in ERROR_FIELDS:
-        if f"MARK{field.upper()}MARK" in html:
+        if f"MARK{field.upper()}MARK" in html + unpacked:
             assert f"MARK{field.upper()}MARK" in export, field
     # the marks are there: the report is not empty
-    assert len(page(html.encode()).marks) == len(export_spans(log.read_bytes(), "marked"))
+    assert len(parsed.marks) == sessions * len(export_spans(logs[0].read_bytes(), "marked0"))
 
 
 def export_text(log: Path) -> str:
@@ -194,15 +218,21 @@ def export_text(log: Path) -> str:
     return otlp_json(log).decode()
 
 
-def test_with_content_the_conversation_shows(tmp_path: Path) -> None:
-    log = tmp_path / "marked.jsonl"
-    log.write_bytes(marked_log(lambda field: f"MARK{field.upper()}MARK"))
-    text = "".join(page(quiet_report(log, content=True)).text)
+@pytest.mark.parametrize("sessions", [1, 2], ids=["one", "many"])
+def test_with_content_the_conversation_shows(tmp_path: Path, sessions: int) -> None:
+    """With --content every content field shows (but provider data); packed too, in a report
+    of many sessions (where the file itself holds no marker: only what it unpacks to)."""
+    html = quiet_report(marked_logs(tmp_path, sessions), content=True)
+    parsed = page(html)
+    text = "".join(parsed.text)
     for field in (*CONTENT_FIELDS, *ERROR_FIELDS):
         if field == "native_data":  # provider data is never shown: it repeats the content
             assert f"MARK{field.upper()}MARK" not in text
         else:
             assert f"MARK{field.upper()}MARK" in text, field
+    if sessions > 1:
+        assert parsed.packed is not None
+        assert markers(html.decode()).isdisjoint(f.upper() for f in CONTENT_FIELDS)
 
 
 @pytest.mark.parametrize("content", [False, True], ids=["plain", "content"])
@@ -827,11 +857,13 @@ def test_what_a_span_weighs() -> None:
 
 
 def test_what_a_session_weighs() -> None:
-    """A session's section in a report of many (its header, timeline, tables and labels, its
-    row in the overview, its runs' drawings and its spans' facts) stays under 3,500 bytes for
-    a session of 2 runs and 20 spans (issue 13: 1,000 small logs' report under 5% of the
-    logs; it was 5,713 bytes, with its marks as SVG elements and every table cell closed).
-    The difference between the reports of 45 such sessions and of 5, per session."""
+    """A session's part of a report of many in one file (its header, timeline, tables and
+    labels, its runs' drawings and its spans' facts, packed; its row in the overview) stays
+    under 2,000 bytes for a session of 2 runs and 20 spans with ids of its own (issue 13:
+    1,000 small logs' report under 5% of the logs). It was 3,909 bytes with the sections as
+    HTML in the page (5,713 before that, with the marks as SVG elements and every table cell
+    closed); packed, 1,345. The difference between the reports of 45 such sessions and of 5,
+    per session."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with tempfile.TemporaryDirectory() as tmp:
@@ -840,10 +872,12 @@ def test_what_a_session_weighs() -> None:
                 folder = Path(tmp) / str(count)
                 folder.mkdir()
                 for i in range(count):
-                    (folder / f"s{i:03d}.jsonl").write_bytes(many_runs_log(2))
-                sizes.append(len(report_html(folder)))
+                    (folder / f"s{i:03d}.jsonl").write_bytes(many_runs_log(2, seed=f"s{i}"))
+                html = report_html(folder)
+                assert page(html).packed is not None
+                sizes.append(len(html))
     per_session = (sizes[1] - sizes[0]) / 40
-    assert per_session < 3_500, per_session
+    assert per_session < 2_000, per_session
 
 
 def test_the_cost_by_tool_note_says_what_applies(tmp_path: Path) -> None:
@@ -934,3 +968,132 @@ def test_a_log_kept_compressed(tmp_path: Path) -> None:
     result = invoke("report", str(tmp_path / "logs"), "--out", "-")
     assert result.exit_code == 0, result.stderr
     assert Counter(page(result.stdout_bytes).marks) == Counter(export_spans(data, "kept"))
+
+
+# One large log read in two processes, as the export reads it.
+
+
+def report_outcome(path: Path, **kwargs: Any) -> tuple[bytes, list[tuple[type[Warning], str]]]:
+    """The report of one log (with its conversation), and the warnings reading it gave."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        data = collect_report(path, content=True, skip_damaged=True, prices=SPLIT_PRICES, **kwargs)
+    said = [(w.category, str(w.message)) for w in caught]
+    return render_report_html(data), said
+
+
+def test_every_cut_of_every_log_gives_the_report_of_one_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`workers=None` reads a large log in two processes (here: any log, the child's part
+    run in this process, cut at every line): the report and the warnings are those of one
+    process, also for a damaged line (the log skipped, with the same error), where labels
+    were given before the cut (each run's `agentloop.session.labels`, the label changes), a
+    run crashed at the cut, the conversation crosses it, or the child's work is dropped."""
+    where: dict[str, int] = {}
+    ways = split_here(monkeypatch, lambda path: where["cut"])
+    names = (
+        "03_crash_while_call_runs",
+        "06_transcript",
+        "08_tool_model_calls",
+        "13_labels_and_pins",
+        "05_damaged_middle_line",
+    )
+    paths = [SESSIONS / f"{name}.jsonl" for name in names]
+    built = tmp_path / "built.jsonl"
+    built.write_bytes(built_log(6))
+    tried = 0
+    for path in [*paths, built]:
+        expected = report_outcome(path, workers=1)
+        for cut in line_starts(path.read_bytes()):
+            where["cut"] = cut
+            assert report_outcome(path, workers=None) == expected, (path.name, cut)
+            tried += 1
+    whys = Counter(ways)
+    assert tried == len(ways) > 100
+    assert whys["child"] > 8, whys
+    assert whys["here: no run at the cut"] > 20, whys
+    assert whys["here: an open call"] > 0, whys
+    assert whys["raised"] > 0, whys  # the damaged line: raised as one process raises it
+
+
+def test_labels_given_before_the_cut_reach_the_childs_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The child's runs take the session's labels from before the cut: in each run's span
+    (`agentloop.session.labels`) and in the cost rows, and the label changes keep where each
+    label was first given."""
+    path = tmp_path / "labels.jsonl"
+    path.write_bytes(built_log(4))
+    data = path.read_bytes()
+    cut = data.index(b'"type":"run_started"', len(data) // 2)
+    cut = data.rindex(b"\n", 0, cut) + 1
+    ways = split_here(monkeypatch, lambda _: cut)
+    split = report_outcome(path, workers=None)
+    assert ways == ["child"]
+    assert split == report_outcome(path, workers=1)
+    facts = page(split[0]).facts()
+    assert "team:a" in facts["s"]
+
+
+def test_warnings_of_the_work_done_while_the_child_reads_are_not_the_logs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the caller does while the child reads (``idle``: the command's imports) may warn:
+    that warning reaches the caller as it is, and is not one of the log's (which the report
+    lists and gives again as the log's)."""
+    from sessiontools._html.read import read_log
+
+    path = tmp_path / "built.jsonl"
+    path.write_bytes(built_log(4))
+    data = path.read_bytes()
+    cut = data.rindex(b"\n", 0, data.index(b'"type":"run_started"', len(data) // 2)) + 1
+    ways = split_here(monkeypatch, lambda _: cut)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        read = read_log(path, workers=None, idle=lambda: warnings.warn("importing", stacklevel=1))
+    assert ways == ["child"]
+    assert read.error is None
+    assert read.warnings == ()
+    assert [(w.category, str(w.message)) for w in caught] == [(UserWarning, "importing")]
+
+
+def test_the_command_reads_a_large_log_in_two_and_imports_meanwhile(tmp_path: Path) -> None:
+    """`sessiontools report` reads a log of SPLIT_FROM_BYTES or more in two processes (a
+    forked child reads the second part) and loads pandas, genai-prices and Jinja2 while the
+    child reads; the report is the one of one process."""
+    log = tmp_path / "big.jsonl"
+    log.write_bytes(built_log(400))
+    code = (
+        "import sys\n"
+        "from sessiontools._parallel import cut, split\n"
+        "cut.SPLIT_FROM_BYTES = 0\n"
+        "cut.available_cores = lambda: 2\n"
+        "heavy = ('pandas', 'genai_prices', 'jinja2')\n"
+        "seen = []\n"
+        "real = split.read_in_two\n"
+        "def spying(reader, path, at, job, idle=None, hooks=None):\n"
+        "    def watched():\n"
+        "        seen.append(sorted(m for m in heavy if m in sys.modules))\n"
+        "        idle()\n"
+        "        seen.append(sorted(m for m in heavy if m in sys.modules))\n"
+        "    way = real(reader, path, at, job, watched, hooks)\n"
+        "    seen.append(way[0])\n"
+        "    return way\n"
+        "split.read_in_two = spying\n"
+        "from sessiontools._cli.main import main\n"
+        "assert main(['report', sys.argv[1], '--out', sys.argv[2]]) == 0\n"
+        "print(seen)\n"
+    )
+    out = tmp_path / "r.html"
+    got = subprocess.run(
+        [sys.executable, "-c", code, str(log), str(out)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+        timeout=120,
+    )
+    assert got.returncode == 0, got.stderr
+    assert got.stdout == "[[], ['genai_prices', 'jinja2', 'pandas'], 'child']\n"
+    one = quiet_report(log, workers=1)
+    assert out.read_bytes() == one

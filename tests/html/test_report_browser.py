@@ -94,7 +94,20 @@ def load(browser: Any, path: Path) -> Loaded:
         "**/*", lambda route: route.continue_() if route.request.url == url else route.abort()
     )
     page.goto(url, wait_until="load")
+    drawn(page)
     return loaded
+
+
+def drawn(page: Any) -> float:
+    """When the page's script drew the timelines (its ``st-drawn`` mark, ms from navigation):
+    waited for, as a page of many sessions unpacks them after its load event. (Polled from
+    here: wait_for_function evaluates a string, which the page's CSP refuses.)"""
+    for _ in range(400):
+        at = page.evaluate("() => performance.getEntriesByName('st-drawn').map(e => e.startTime)")
+        if at:
+            return float(at[0])
+        page.wait_for_timeout(25)
+    raise AssertionError("the page's script never drew the timelines")
 
 
 def write_report(tmp_path: Path, log: Path, **options: Any) -> Path:
@@ -585,5 +598,94 @@ def test_a_thousand_runs_load_and_paint_within_two_seconds(browser: Any, tmp_pat
         }"""
     )
     assert shown
+    loaded.check_quiet()
+    page.close()
+
+
+def test_a_report_of_many_sessions_is_unpacked_with_every_mark(
+    browser: Any, tmp_path: Path
+) -> None:
+    """A report of many sessions in one file holds their sections packed; the page unpacks
+    them (the browser's DecompressionStream), quietly, with one mark per span of every log,
+    the overview's links reaching each session, and hovers as on a page of one session."""
+    names = ["02_runs_anthropic_openai_cache", "08_tool_model_calls", "10_policy_deny_and_limit"]
+    logs = [SESSIONS / f"{name}.jsonl" for name in names]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        html = report_html(logs)
+    assert b'id="st-packed"' in html and b'class="session"' not in html
+    out = tmp_path / "many.html"
+    out.write_bytes(html)
+    loaded = load(browser, out)
+    page = loaded.page
+    # (logs named one by one take their path without .jsonl as conversation id, as in otel)
+    want = Counter(
+        span for log in logs for span in export_spans(log.read_bytes(), str(log.with_suffix("")))
+    )
+    assert Counter(dom_marks(page)) == want
+    assert page.locator("#st-sessions, #st-packed").count() == 0
+    assert page.locator("section.session").count() == 3
+    # the overview's links reach the sessions' sections
+    for href in page.eval_on_selector_all(
+        "#overview a", "as => as.map(a => a.getAttribute('href'))"
+    ):
+        assert page.locator(href).count() == 1, href
+    # a tool call reached with the keyboard shows its facts (a hover may land on a neighbour
+    # of a mark a few pixels wide: the single page's tests hover at 64x)
+    tool = page.locator('[data-span-kind="execute_tool"]').first
+    tool.focus()
+    text = page.locator("#st-tip").inner_text()
+    assert tool.get_attribute("data-span-id") in text and "gen_ai.tool.name" in text
+    loaded.check_quiet()
+    page.close()
+    # opened at a session's address, the page shows that session once it is unpacked
+    again = browser.new_page()
+    again.goto(out.resolve().as_uri() + "#s3", wait_until="load")
+    drawn(again)
+    again.wait_for_timeout(100)
+    top = again.locator("#s3").evaluate("e => e.getBoundingClientRect().top")
+    assert abs(top) < 5, top
+    again.close()
+
+
+@pytest.mark.parametrize("content", [False, True], ids=["plain", "content"])
+def test_many_sessions_unpacked_hold_no_content_and_run_no_script(
+    browser: Any, tmp_path: Path, content: bool
+) -> None:
+    """Two logs whose every content field holds the payload and a marker, in one file (packed
+    sections): once the page has unpacked them, its DOM holds no marker without --content
+    (and every one but provider data's with it), and no script from the log runs, hovered
+    or not."""
+    from tests.html.report_logs import CONTENT_FIELDS
+
+    logs = []
+    for i in range(2):
+        log = tmp_path / f'x{i}"><img src=x onerror=window.__x=1>.jsonl'
+        log.write_bytes(
+            marked_log(
+                lambda field: f"MARK{field.upper()}MARK{PAYLOAD}", tool=PAYLOAD, source=PAYLOAD
+            )
+        )
+        logs.append(log)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        html = report_html(logs, content=content, title=PAYLOAD)
+    out = tmp_path / "many.html"
+    out.write_bytes(html)
+    loaded = load(browser, out)
+    page = loaded.page
+    assert page.locator("section.session").count() == 2
+    marks = page.locator("[data-span-id]")
+    assert marks.count() == 2 * len(export_spans(logs[0].read_bytes(), "x"))
+    for i in range(marks.count()):
+        marks.nth(i).hover(force=True)
+    assert page.evaluate("typeof window.__x") == "undefined"
+    assert page.locator("img").count() == 0
+    dom = page.evaluate("() => document.documentElement.outerHTML")
+    shown = {f for f in CONTENT_FIELDS if f"MARK{f.upper()}MARK" in dom}
+    if content:
+        assert shown == set(CONTENT_FIELDS) - {"native_data"}
+    else:
+        assert shown == set()
     loaded.check_quiet()
     page.close()
