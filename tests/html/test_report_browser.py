@@ -643,8 +643,18 @@ def test_a_report_of_many_sessions_is_unpacked_with_every_mark(
     again.goto(out.resolve().as_uri() + "#s3", wait_until="load")
     drawn(again)
     again.wait_for_timeout(100)
-    top = again.locator("#s3").evaluate("e => e.getBoundingClientRect().top")
-    assert abs(top) < 5, top
+    # at the top of the window, or as near as the page goes: the last section may be too short
+    # to reach the top (the page then ends at the window's bottom; how tall the sections above
+    # are depends on how their names wrap: the logs' paths)
+    top, scrolled, bottom = again.locator("#s3").evaluate(
+        "e => [e.getBoundingClientRect().top, scrollY,"
+        " document.documentElement.scrollHeight - innerHeight]"
+    )
+    assert scrolled > 0 and (abs(top) < 5 or (0 < top < 900 and abs(scrolled - bottom) < 2)), (
+        top,
+        scrolled,
+        bottom,
+    )
     again.close()
 
 
