@@ -28,7 +28,7 @@ from typing import IO, TYPE_CHECKING, Any, TypeAlias
 from .._errors import LabelError, LogError, SessionToolsWarning, UsageConventionError
 from .._fast import fast_maker
 from .._log.entries import ZERO_USAGE
-from .._log.reader import MAX_LINE_BYTES, ClosingLine, LogReader, shown_name
+from .._log.reader import MAX_LINE_BYTES, ClosingLine, ExportReader, LogReader, shown_name
 from .._log.sources import Found, LogStream, Unlisted, default_conversation_id
 from .._model.identity import RunIdentity, run_identity
 from .._model.labels import check_label
@@ -579,7 +579,7 @@ def _read_log(
             opened = source.file if isinstance(source, LogStream) else source
             # export=True: what the frames cannot hold is an EntryError (file, line, byte), as
             # in `sessiontools otel` (sessiontools._log.limits)
-            with LogReader(opened, name=name, export=True, max_line_bytes=max_line_bytes) as log:
+            with ExportReader(opened, name=name, max_line_bytes=max_line_bytes) as log:
                 job = _Rows(name, store)
                 # a stream given (standard input) is read here, in order
                 workers = None if split and opened is source else 1
