@@ -293,13 +293,16 @@ class _LogRows:
     def tools(self) -> _Columns:
         return self.store.tools
 
-    def add(self, run: Run) -> None:
-        """The rows of the log's next run.
+    def add(self, run: Run, *, checked: bool = False) -> None:
+        """The rows of the log's next run. ``checked``: its entries were read with the export
+        limits (``ExportReader``), which refuse a negative token count as the line's
+        ``EntryError``: not looked for again.
 
         Raises:
             UsageConventionError: the run has a negative token count (nothing is added).
         """
-        _check_usage(self.name, run)
+        if not checked:
+            _check_usage(self.name, run)
         self.identities.append(run_identity(run))
         self.end_seqs.append(run.end_seq)
         calls_before, tools_before = len(self.calls), len(self.tools)
@@ -627,6 +630,8 @@ class _Rows:
         self.name = name
         self.rows = _LogRows(name, store=store)
         self.error: UsageConventionError | None = None  # the first, in this process's runs
+        #: read with the export limits, which refuse a negative count (``_LogRows.add``)
+        self.checked = False
 
     def read(
         self, log: LogReader, workers: int | None, idle: Callable[[], object] | None = None
@@ -638,6 +643,7 @@ class _Rows:
         Raises:
             LogError, UsageConventionError, OSError: as one process would.
         """
+        self.checked = log.export
         closing = _split.read_runs(log, self, workers=workers, at=COST_CUT_AT, idle=idle)
         if self.error is not None:  # the child's work was dropped, or there was no child
             raise self.error
@@ -645,14 +651,15 @@ class _Rows:
         return self.rows
 
     def take(self, runs: Iterator[Run]) -> None:
-        self.error = _add(self.rows, runs, self.error)
+        self.error = _add(self.rows, runs, self.error, self.checked)
 
     def make_in_child(
         self, runs: Iterator[Run], out: IO[bytes]
     ) -> tuple[_LogRows, UsageConventionError | None]:
         rows = _LogRows(self.name)
         with _no_cycles():  # reading makes many objects and no cycles
-            return rows, _add(rows, runs, None)  # a damaged line is raised first, as here
+            # a damaged line is raised first, as here
+            return rows, _add(rows, runs, None, self.checked)
 
     def merge(
         self,
@@ -669,14 +676,15 @@ class _Rows:
 
 
 def _add(
-    rows: _LogRows, runs: Iterator[Run], error: UsageConventionError | None
+    rows: _LogRows, runs: Iterator[Run], error: UsageConventionError | None, checked: bool
 ) -> UsageConventionError | None:
     """Add the rows of ``runs`` until one has a negative count; read them all (a damaged line
-    comes first); return that count's error, or ``error`` if there was one already."""
+    comes first); return that count's error, or ``error`` if there was one already.
+    ``checked``: see ``_LogRows.add``."""
     for run in runs:
         if error is None:
             try:
-                rows.add(run)
+                rows.add(run, checked=checked)
             except UsageConventionError as e:
                 error = e
     return error
