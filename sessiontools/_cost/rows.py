@@ -6,9 +6,10 @@ Everything here runs where the logs are read, which can be a pool of processes
 a stretch of plain columns (``_LogRows`` in a ``_Store``: arrays of numbers, lists of names),
 cheap to send back, the logs of a worker's chunk in one store; and each of its runs gets its
 identity (``sessiontools._model.identity``), so that ``build`` counts a run read twice once.
-numpy, pandas and genai-prices are not imported here: the workers never load them, and
-``sessiontools cost`` starts the reading first and imports what it needs while the processes
-read (``LogReads.idle``).
+Logs are read as both exporters read them (``ExportReader``: typed decoding of what the fold
+reads, the export limits). numpy, pandas and genai-prices are not imported here: the workers
+never load them, and ``sessiontools cost`` starts the reading first and imports what it needs
+while the processes read (``LogReads.idle``).
 """
 
 from __future__ import annotations
@@ -580,8 +581,10 @@ def _read_log(
         warnings.simplefilter("always", SessionToolsWarning)
         try:
             opened = source.file if isinstance(source, LogStream) else source
-            # export=True: what the frames cannot hold is an EntryError (file, line, byte), as
-            # in `sessiontools otel` (sessiontools._log.limits)
+            # the exporters' reader, as `sessiontools otel` reads: typed decoding (msgspec
+            # views, the checked decoders for any line they cannot take: the same runs,
+            # warnings and errors; tests/cost/test_cost_views.py), and export=True: what the
+            # frames cannot hold is an EntryError (file, line, byte; sessiontools._log.limits)
             with ExportReader(opened, name=name, max_line_bytes=max_line_bytes) as log:
                 job = _Rows(name, store)
                 # a stream given (standard input) is read here, in order
