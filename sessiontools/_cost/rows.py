@@ -6,9 +6,10 @@ Everything here runs where the logs are read, which can be a pool of processes
 a stretch of plain columns (``_LogRows`` in a ``_Store``: arrays of numbers, lists of names),
 cheap to send back, the logs of a worker's chunk in one store; and each of its runs gets its
 identity (``sessiontools._model.identity``), so that ``build`` counts a run read twice once.
-numpy, pandas and genai-prices are not imported here: the workers never load them, and
-``sessiontools cost`` starts the reading first and imports what it needs while the processes
-read (``LogReads.idle``).
+Logs are read as both exporters read them (``ExportReader``: typed decoding of what the fold
+reads, the export limits). numpy, pandas and genai-prices are not imported here: the workers
+never load them, and ``sessiontools cost`` starts the reading first and imports what it needs
+while the processes read (``LogReads.idle``).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from typing import IO, TYPE_CHECKING, Any, TypeAlias
 from .._errors import LabelError, LogError, SessionToolsWarning, UsageConventionError
 from .._fast import fast_maker
 from .._log.entries import ZERO_USAGE
-from .._log.reader import MAX_LINE_BYTES, ClosingLine, LogReader, shown_name
+from .._log.reader import MAX_LINE_BYTES, ClosingLine, ExportReader, LogReader, shown_name
 from .._log.sources import Found, LogStream, Unlisted, default_conversation_id
 from .._model.identity import RunIdentity, run_identity
 from .._model.labels import check_label
@@ -293,13 +294,16 @@ class _LogRows:
     def tools(self) -> _Columns:
         return self.store.tools
 
-    def add(self, run: Run) -> None:
-        """The rows of the log's next run.
+    def add(self, run: Run, *, checked: bool = False) -> None:
+        """The rows of the log's next run. ``checked``: its entries were read with the export
+        limits (``ExportReader``), which refuse a negative token count as the line's
+        ``EntryError``: not looked for again.
 
         Raises:
             UsageConventionError: the run has a negative token count (nothing is added).
         """
-        _check_usage(self.name, run)
+        if not checked:
+            _check_usage(self.name, run)
         self.identities.append(run_identity(run))
         self.end_seqs.append(run.end_seq)
         calls_before, tools_before = len(self.calls), len(self.tools)
@@ -577,9 +581,11 @@ def _read_log(
         warnings.simplefilter("always", SessionToolsWarning)
         try:
             opened = source.file if isinstance(source, LogStream) else source
-            # export=True: what the frames cannot hold is an EntryError (file, line, byte), as
-            # in `sessiontools otel` (sessiontools._log.limits)
-            with LogReader(opened, name=name, export=True, max_line_bytes=max_line_bytes) as log:
+            # the exporters' reader, as `sessiontools otel` reads: typed decoding (msgspec
+            # views, the checked decoders for any line they cannot take: the same runs,
+            # warnings and errors; tests/cost/test_cost_views.py), and export=True: what the
+            # frames cannot hold is an EntryError (file, line, byte; sessiontools._log.limits)
+            with ExportReader(opened, name=name, max_line_bytes=max_line_bytes) as log:
                 job = _Rows(name, store)
                 # a stream given (standard input) is read here, in order
                 workers = None if split and opened is source else 1
@@ -627,6 +633,8 @@ class _Rows:
         self.name = name
         self.rows = _LogRows(name, store=store)
         self.error: UsageConventionError | None = None  # the first, in this process's runs
+        #: read with the export limits, which refuse a negative count (``_LogRows.add``)
+        self.checked = False
 
     def read(
         self, log: LogReader, workers: int | None, idle: Callable[[], object] | None = None
@@ -638,6 +646,7 @@ class _Rows:
         Raises:
             LogError, UsageConventionError, OSError: as one process would.
         """
+        self.checked = log.export
         closing = _split.read_runs(log, self, workers=workers, at=COST_CUT_AT, idle=idle)
         if self.error is not None:  # the child's work was dropped, or there was no child
             raise self.error
@@ -645,14 +654,15 @@ class _Rows:
         return self.rows
 
     def take(self, runs: Iterator[Run]) -> None:
-        self.error = _add(self.rows, runs, self.error)
+        self.error = _add(self.rows, runs, self.error, self.checked)
 
     def make_in_child(
         self, runs: Iterator[Run], out: IO[bytes]
     ) -> tuple[_LogRows, UsageConventionError | None]:
         rows = _LogRows(self.name)
         with _no_cycles():  # reading makes many objects and no cycles
-            return rows, _add(rows, runs, None)  # a damaged line is raised first, as here
+            # a damaged line is raised first, as here
+            return rows, _add(rows, runs, None, self.checked)
 
     def merge(
         self,
@@ -669,14 +679,15 @@ class _Rows:
 
 
 def _add(
-    rows: _LogRows, runs: Iterator[Run], error: UsageConventionError | None
+    rows: _LogRows, runs: Iterator[Run], error: UsageConventionError | None, checked: bool
 ) -> UsageConventionError | None:
     """Add the rows of ``runs`` until one has a negative count; read them all (a damaged line
-    comes first); return that count's error, or ``error`` if there was one already."""
+    comes first); return that count's error, or ``error`` if there was one already.
+    ``checked``: see ``_LogRows.add``."""
     for run in runs:
         if error is None:
             try:
-                rows.add(run)
+                rows.add(run, checked=checked)
             except UsageConventionError as e:
                 error = e
     return error
