@@ -17,7 +17,10 @@ from sessiontools._cost.pricing import Codes, exact_total, price_calls
 
 #: prices as people write them: up to four decimals per million tokens
 _price = st.decimals(min_value=0, max_value=100, places=4, allow_nan=False, allow_infinity=False)
-_count = st.integers(min_value=0, max_value=10**9)
+#: token counts of a call, up to 10^8: at up to $100 a million tokens, with four decimals, a
+#: call's cost in 10^-10 dollars stays below 4 * 10^14 < 2^50, the range in which each cost
+#: is worked out exactly (pricing._MAX_UNITS; a dearer call keeps its float sum: below)
+_count = st.integers(min_value=0, max_value=10**8)
 _call = st.tuples(_count, _count, _count, _count)
 
 
@@ -105,3 +108,33 @@ def test_calls_priced_one_by_one_are_exact_too() -> None:
     ]
     assert (found.cost_scale >= 0).all()
     assert exact_total(found.cost_usd, found.cost_scale, found.priced) == sum(want, Decimal(0))
+
+
+def test_a_call_too_dear_to_cost_exactly_keeps_its_float_sum() -> None:
+    """A call whose cost is 2^50 units or more of its price's scale (here 10^-10 dollars: from
+    about $112,590) is not worked out exactly: its ``cost_scale`` is -1 and the total takes its
+    float as it is (the exact value of that float), beside the exact costs of the others.
+    Hand-computed: 10^10 input tokens at $100.0001 a million are $1,000,001 exactly (10^16
+    units, over 2^50 = 1.1259e15); 3 input tokens at the same price are $0.0003000003 (3,000,003
+    units, exact)."""
+    book = PriceBook({"m": Prices(100.0001, 0.0, 0.0, 0.0)}, genai_prices=False)
+    counts = {
+        "input_tokens": np.array([1e10, 3.0]),
+        "output_tokens": np.zeros(2),
+        "cache_read_tokens": np.zeros(2),
+        "cache_write_tokens": np.zeros(2),
+    }
+    found = price_calls(
+        np.full(2, 1_790_000_000 * 10**9, dtype=np.int64),
+        Codes.of([None] * 2),
+        Codes.of(["m"] * 2),
+        counts,
+        np.ones(2, dtype=bool),
+        book,
+    )
+    assert found.cost_scale.tolist() == [-1, 10]
+    assert found.cost_usd[1] == float(Decimal("0.0003000003"))
+    assert abs(found.cost_usd[0] - 1_000_001.0) <= 1e-9
+    assert exact_total(found.cost_usd, found.cost_scale, found.priced) == (
+        Decimal(float(found.cost_usd[0])) + Decimal("0.0003000003")
+    )
