@@ -328,8 +328,10 @@ def _on_cluster(
             "'sessiontools[dask]' (or unset DASK_SCHEDULER_ADDRESS)",
             param_hint="--scheduler",
         )
-    from .._dask.costs import SchedulerError, run_summary
+    from .._dask.cluster import Connection, SchedulerError
+    from .._dask.costs import run_summary
     from .._dask.sources import find_sources
+    from .signals import stoppable
 
     try:
         sources = find_sources(paths)
@@ -345,16 +347,21 @@ def _on_cluster(
     if out is not None:
         _check_out(out, *(s.url for s in sources if "://" not in s.url))
     try:
+        connection = Connection(scheduler)
         with _warnings_to_stderr("cost"):
-            report = run_summary(
-                scheduler,
-                sources,
-                by=groups,
-                prices=book,
-                since=since,
-                until=until,
-                tz=tz,
-                max_line_bytes=max_line_bytes,
+            # in another thread: Ctrl-C and SIGTERM close the connection from this one
+            report = stoppable(
+                lambda: run_summary(
+                    connection,
+                    sources,
+                    by=groups,
+                    prices=book,
+                    since=since,
+                    until=until,
+                    tz=tz,
+                    max_line_bytes=max_line_bytes,
+                ),
+                connection.stop,
             )
     except SchedulerError as e:
         if e.usage:
