@@ -14,6 +14,8 @@ logs exported once each; or sent to an OTLP/HTTP endpoint (docs/traces.md, "Comm
 
 from __future__ import annotations
 
+import copy
+
 import os
 import sys
 from collections.abc import Callable
@@ -361,8 +363,19 @@ class _Status:
         self.shown = False
         self.report: SendReport | None = None
         self._said = (0, 0, 0)  # warnings, damaged logs, failures said so far
+        self.halted = False
+
+    def halt(self) -> None:
+        """Ctrl-C or SIGTERM while sending from a cluster: the report as it is now is the
+        one summed up; what the work still running says as it is stopped (its tasks
+        cancelled) is not said."""
+        if self.report is not None:
+            self.report = copy.deepcopy(self.report)
+        self.halted = True
 
     def __call__(self, report: SendReport) -> None:
+        if self.halted:
+            return
         self.report = report
         self.say_new()
         if self.stream is None:
@@ -476,19 +489,26 @@ def _send_on_cluster(
             "'sessiontools[dask]' (or unset DASK_SCHEDULER_ADDRESS)",
             param_hint="--scheduler",
         )
-    from .._dask.costs import SchedulerError, connect
+    from .._dask.cluster import Connection, SchedulerError
+    from .._dask.costs import connect
     from .._dask.send import ClusterError, send_on_cluster
+    from .signals import stoppable
 
     sending = dict(sending)
     sending.pop("follow", None)
+    connection = Connection(scheduler)
     try:
-        return send_on_cluster(
-            list(logs),
-            connect=lambda: connect(scheduler),
-            conversation_id=conversation_id,
-            progress=status,
-            **sending,
-            **options,
+        # in another thread: Ctrl-C and SIGTERM close the connection from this one
+        return stoppable(
+            lambda: send_on_cluster(
+                list(logs),
+                connect=lambda: connect(connection),
+                conversation_id=conversation_id,
+                progress=status,
+                **sending,
+                **options,
+            ),
+            lambda: (status.halt(), connection.stop()),
         )
     except SchedulerError as e:
         status.done()

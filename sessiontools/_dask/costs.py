@@ -372,15 +372,16 @@ def _drops(logs: Sequence[Any], picks: Any) -> bool:
     return len(picks.runs) < sum(len(summary.identities) for summary in logs)
 
 
-def connect(address: str) -> tuple[Client, Callable[[], None]]:
+def connect(address: str | Connection) -> tuple[Client, Callable[[], None]]:
     """A client of the scheduler at ``address`` (``tcp://host:8786``, ``host:8786``), or of a
-    local cluster started here for ``local`` (``cluster.Connection``); and what closes them.
+    local cluster started here for ``local`` (``cluster.Connection``; or that connection
+    opened, which another thread may close meanwhile); and what closes them.
 
     Raises:
         SchedulerError: the address is not one Dask reads (``usage``), or no scheduler
             answers there; a local cluster that cannot start.
     """
-    connection = Connection(address)
+    connection = address if isinstance(address, Connection) else Connection(address)
     try:
         return connection.open(), connection.close
     except BaseException:
