@@ -30,7 +30,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -114,10 +114,12 @@ class Connection:
         """``address`` if Dask can read it and something listens there (refused at once)."""
         try:
             from distributed.comm.addressing import parse_address, parse_host_port
+            from distributed.comm.registry import get_backend
 
             scheme, location = parse_address(address)
             if scheme == "inproc":  # a scheduler in this process only
                 raise ValueError(f"{scheme}:// does not reach a scheduler from another process")
+            get_backend(scheme)  # an unknown protocol raises
             import urllib.parse
 
             urllib.parse.urlsplit("//" + location).port  # noqa: B018  # a port out of range raises
@@ -142,8 +144,26 @@ class Connection:
     def _client(self, address: str, seconds: float, *, local: bool) -> Client:
         from distributed import Client
 
+        # distributed waits for the scheduler's handshake without a bound (one that accepted
+        # the connection and says nothing would be waited for forever): bounded here
+        made: list[tuple[bool, Any]] = []
+
+        def make() -> None:
+            try:
+                made.append((True, Client(address, timeout=seconds)))
+            except BaseException as e:  # handed to the thread that waits
+                made.append((False, e))
+
+        maker = threading.Thread(target=make, name="sessiontools-connect", daemon=True)
+        maker.start()
+        maker.join(seconds + 1.0)
         try:
-            return Client(address, timeout=seconds)
+            if not made:
+                raise TimeoutError(f"no answer within {seconds:g} s")
+            ok, got = made[0]
+            if ok:
+                return got  # type: ignore[no-any-return]
+            raise got
         except (OSError, TimeoutError) as e:
             if local:
                 raise SchedulerError(
