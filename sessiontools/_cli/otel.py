@@ -15,7 +15,6 @@ logs exported once each; or sent to an OTLP/HTTP endpoint (docs/traces.md, "Comm
 from __future__ import annotations
 
 import copy
-
 import os
 import sys
 from collections.abc import Callable
@@ -43,7 +42,7 @@ from .messages import (
     _warnings_to_stderr,
 )
 from .output import _check_out, _Output
-from .params import _MAX_LINE_HELP, _TEXT, _id, _open_session, _Size
+from .params import _MAX_LINE_HELP, _TEXT, NO_SCHEDULER, _id, _open_session, _Size
 
 _SENDING = (
     "header",
@@ -148,7 +147,8 @@ _SENDING = (
     type=_TEXT,
     help=(
         "Send from a Dask cluster's workers: the scheduler's address (tcp://HOST:8786), or "
-        "local to start one here with a worker per core; with --send or --endpoint (default, "
+        "local to start one here with a worker per core, or none to send from here "
+        "(whatever $DASK_SCHEDULER_ADDRESS says); with --send or --endpoint (default, "
         "when sending: $DASK_SCHEDULER_ADDRESS). The workers must see the LOG paths. Needs "
         "sessiontools[dask]."
     ),
@@ -199,6 +199,8 @@ def otel(
             "max_line_bytes": max_line_bytes,
         }
         sending = send or endpoint is not None
+        if scheduler == NO_SCHEDULER:
+            scheduler = None
         if scheduler is not None and not sending:
             source = click.get_current_context().get_parameter_source("scheduler")
             if source is click.core.ParameterSource.ENVIRONMENT:
@@ -497,6 +499,11 @@ def _send_on_cluster(
     sending = dict(sending)
     sending.pop("follow", None)
     connection = Connection(scheduler)
+
+    def stop() -> None:
+        status.halt()
+        connection.stop()
+
     try:
         # in another thread: Ctrl-C and SIGTERM close the connection from this one
         return stoppable(
@@ -508,7 +515,7 @@ def _send_on_cluster(
                 **sending,
                 **options,
             ),
-            lambda: (status.halt(), connection.stop()),
+            stop,
         )
     except SchedulerError as e:
         status.done()

@@ -19,6 +19,7 @@ SIGTERM while another thread is still using the client (``sessiontools._cli.sign
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import shutil
@@ -30,7 +31,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -166,9 +167,7 @@ class Connection:
             raise got
         except (OSError, TimeoutError) as e:
             if local:
-                raise SchedulerError(
-                    f"cannot start a local cluster: {_one_line(e)}"
-                ) from None
+                raise SchedulerError(f"cannot start a local cluster: {_one_line(e)}") from None
             raise SchedulerError(
                 f"no Dask scheduler answered at {address} within {seconds:g} s "
                 f"({_one_line(e)}); start one (dask scheduler) or check the address "
@@ -253,10 +252,8 @@ def _reason(error: BaseException) -> str:
 
 
 def _close_client(client: Client, seconds: float) -> None:
-    try:
+    with contextlib.suppress(BaseException):  # a client whose scheduler is gone
         client.close(timeout=seconds)
-    except BaseException:  # noqa: S110  # a client whose scheduler is gone: nothing to close
-        pass
 
 
 def _stop_helper(helper: subprocess.Popen[bytes], seconds: float) -> None:
@@ -269,27 +266,21 @@ def _stop_helper(helper: subprocess.Popen[bytes], seconds: float) -> None:
     except OSError:
         pass
     if seconds > 0:
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             helper.wait(seconds)
-        except subprocess.TimeoutExpired:
-            pass
     _kill(helper)
-    try:
+    with contextlib.suppress(subprocess.TimeoutExpired):
         helper.wait(CLOSE_SECONDS)
-    except subprocess.TimeoutExpired:
-        pass
 
 
 def _kill(helper: subprocess.Popen[bytes]) -> None:
     """Kill the local cluster's process and whatever is left of its session (it is the
     leader): workers not stopped yet."""
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(helper.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
-def _read_line(stream: BinaryIO, seconds: float) -> bytes:
+def _read_line(stream: IO[bytes], seconds: float) -> bytes:
     """A line from ``stream`` (a pipe), or what came before ``seconds`` passed or it closed."""
     import selectors
 

@@ -31,7 +31,6 @@ the frames are dropped.
 from __future__ import annotations
 
 import hashlib
-import logging
 import math
 import os
 import pickle

@@ -15,6 +15,7 @@ a file of its own.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import shutil
 import signal
@@ -61,10 +62,8 @@ def main(argv: Sequence[str]) -> int:
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         if cluster is not None:
-            try:
+            with contextlib.suppress(BaseException):  # the command kills what is left
                 cluster.close(timeout=10)
-            except BaseException:  # noqa: S110  # the command kills what is left
-                pass
         shutil.rmtree(scratch, ignore_errors=True)
     return 0
 

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import dask
 import pytest
-from distributed import Client, LocalCluster
+from distributed import LocalCluster
 
 from tests.helpers import SESSIONS
 from tests.receiver import Receiver
@@ -185,7 +185,9 @@ class _Command:
 
 
 def _assert_stopped(command: _Command, code: int, err: bytes, number: int) -> None:
-    line = b"sessiontools: interrupted\n" if number == signal.SIGINT else b"sessiontools: terminated\n"
+    line = (
+        b"sessiontools: interrupted\n" if number == signal.SIGINT else b"sessiontools: terminated\n"
+    )
     assert (code, err) == (130 if number == signal.SIGINT else 143, line), err.decode()[-3000:]
     # nothing left: no process (the local cluster's are killed before the command exits), no
     # file in TMPDIR (its scratch space is removed before)
