@@ -37,7 +37,7 @@ from .messages import (
     _warnings_to_stderr,
 )
 from .output import _check_out, _Output
-from .params import _MAX_LINE_HELP, _TEXT, _Groups, _Size, _stdin, _time, _Usd, _Zone
+from .params import _MAX_LINE_HELP, _TEXT, NO_SCHEDULER, _Groups, _Size, _stdin, _time, _Usd, _Zone
 
 if TYPE_CHECKING:
     from .._cost.report import Summary
@@ -113,7 +113,8 @@ if TYPE_CHECKING:
     type=_TEXT,
     help=(
         "Read on a Dask cluster: the scheduler's address (tcp://HOST:8786), or local to start "
-        "one here with a worker per core; default: $DASK_SCHEDULER_ADDRESS. PATHs may be "
+        "one here with a worker per core, or none to read here (whatever "
+        "$DASK_SCHEDULER_ADDRESS says); default: $DASK_SCHEDULER_ADDRESS. PATHs may be "
         "fsspec URLs (s3://...). The output is the same. Needs sessiontools[dask]."
     ),
 )
@@ -156,6 +157,8 @@ def cost(
             )
         if out is not None and "-" in paths:  # before anything is read from it
             _check_out(out, "-")
+        if scheduler == NO_SCHEDULER:
+            scheduler = None
         if scheduler is not None:
             return _on_cluster(
                 scheduler, paths, groups, prices, since_at, until_at, tz, fmt, out,
@@ -328,8 +331,10 @@ def _on_cluster(
             "'sessiontools[dask]' (or unset DASK_SCHEDULER_ADDRESS)",
             param_hint="--scheduler",
         )
-    from .._dask.costs import SchedulerError, run_summary
+    from .._dask.cluster import Connection, SchedulerError
+    from .._dask.costs import run_summary
     from .._dask.sources import find_sources
+    from .signals import stoppable
 
     try:
         sources = find_sources(paths)
@@ -345,16 +350,21 @@ def _on_cluster(
     if out is not None:
         _check_out(out, *(s.url for s in sources if "://" not in s.url))
     try:
+        connection = Connection(scheduler)
         with _warnings_to_stderr("cost"):
-            report = run_summary(
-                scheduler,
-                sources,
-                by=groups,
-                prices=book,
-                since=since,
-                until=until,
-                tz=tz,
-                max_line_bytes=max_line_bytes,
+            # in another thread: Ctrl-C and SIGTERM close the connection from this one
+            report = stoppable(
+                lambda: run_summary(
+                    connection,
+                    sources,
+                    by=groups,
+                    prices=book,
+                    since=since,
+                    until=until,
+                    tz=tz,
+                    max_line_bytes=max_line_bytes,
+                ),
+                connection.stop,
             )
     except SchedulerError as e:
         if e.usage:

@@ -14,6 +14,7 @@ logs exported once each; or sent to an OTLP/HTTP endpoint (docs/traces.md, "Comm
 
 from __future__ import annotations
 
+import copy
 import os
 import sys
 from collections.abc import Callable
@@ -41,7 +42,7 @@ from .messages import (
     _warnings_to_stderr,
 )
 from .output import _check_out, _Output
-from .params import _MAX_LINE_HELP, _TEXT, _id, _open_session, _Size
+from .params import _MAX_LINE_HELP, _TEXT, NO_SCHEDULER, _id, _open_session, _Size
 
 _SENDING = (
     "header",
@@ -146,7 +147,8 @@ _SENDING = (
     type=_TEXT,
     help=(
         "Send from a Dask cluster's workers: the scheduler's address (tcp://HOST:8786), or "
-        "local to start one here with a worker per core; with --send or --endpoint (default, "
+        "local to start one here with a worker per core, or none to send from here "
+        "(whatever $DASK_SCHEDULER_ADDRESS says); with --send or --endpoint (default, "
         "when sending: $DASK_SCHEDULER_ADDRESS). The workers must see the LOG paths. Needs "
         "sessiontools[dask]."
     ),
@@ -197,6 +199,8 @@ def otel(
             "max_line_bytes": max_line_bytes,
         }
         sending = send or endpoint is not None
+        if scheduler == NO_SCHEDULER:
+            scheduler = None
         if scheduler is not None and not sending:
             source = click.get_current_context().get_parameter_source("scheduler")
             if source is click.core.ParameterSource.ENVIRONMENT:
@@ -361,8 +365,19 @@ class _Status:
         self.shown = False
         self.report: SendReport | None = None
         self._said = (0, 0, 0)  # warnings, damaged logs, failures said so far
+        self.halted = False
+
+    def halt(self) -> None:
+        """Ctrl-C or SIGTERM while sending from a cluster: the report as it is now is the
+        one summed up; what the work still running says as it is stopped (its tasks
+        cancelled) is not said."""
+        if self.report is not None:
+            self.report = copy.deepcopy(self.report)
+        self.halted = True
 
     def __call__(self, report: SendReport) -> None:
+        if self.halted:
+            return
         self.report = report
         self.say_new()
         if self.stream is None:
@@ -476,19 +491,31 @@ def _send_on_cluster(
             "'sessiontools[dask]' (or unset DASK_SCHEDULER_ADDRESS)",
             param_hint="--scheduler",
         )
-    from .._dask.costs import SchedulerError, connect
+    from .._dask.cluster import Connection, SchedulerError
+    from .._dask.costs import connect
     from .._dask.send import ClusterError, send_on_cluster
+    from .signals import stoppable
 
     sending = dict(sending)
     sending.pop("follow", None)
+    connection = Connection(scheduler)
+
+    def stop() -> None:
+        status.halt()
+        connection.stop()
+
     try:
-        return send_on_cluster(
-            list(logs),
-            connect=lambda: connect(scheduler),
-            conversation_id=conversation_id,
-            progress=status,
-            **sending,
-            **options,
+        # in another thread: Ctrl-C and SIGTERM close the connection from this one
+        return stoppable(
+            lambda: send_on_cluster(
+                list(logs),
+                connect=lambda: connect(connection),
+                conversation_id=conversation_id,
+                progress=status,
+                **sending,
+                **options,
+            ),
+            stop,
         )
     except SchedulerError as e:
         status.done()

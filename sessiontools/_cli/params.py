@@ -85,6 +85,9 @@ class _Size(_Text):
         return int(found.group(1)) << (10 * " KMG".index(found.group(2).upper() or " "))
 
 
+#: ``--scheduler none``: read (send) here, whatever ``DASK_SCHEDULER_ADDRESS`` says.
+NO_SCHEDULER = "none"
+
 _MAX_LINE_HELP = (
     "The longest line read, in bytes (K, M, G: KiB, MiB, GiB); a longer one is an error. "
     f"Default {MAX_LINE_BYTES >> 20}M."

@@ -1,20 +1,34 @@
-"""How the ``sessiontools`` command takes Ctrl-C and SIGTERM: ``handle_signals``.
+"""How the ``sessiontools`` command takes Ctrl-C and SIGTERM: ``handle_signals``, and
+``stoppable`` for work that runs other people's code (Dask's client).
 
 It stops, cleaning up what it started (a temporary output file, other processes), says so in
 one line, and exits with 130 or 143; signals that come while it stops are ignored. The console
 script installs these handlers once the command is imported (``sessiontools._main``); the
 processes a command forks give them up (``sessiontools._parallel.signals``).
+
+``handle_signals``' handlers raise ``KeyboardInterrupt`` (or ``SystemExit``) wherever the main
+thread is. That is right in our own code, but code that catches every exception (distributed's
+garbage-collector callback, its event-loop callbacks) may swallow it, and the command would go
+on and exit 0. ``stoppable`` runs such work in another thread; the main thread only waits, and
+its handlers only note the signal: the main thread then stops the work (``stop``: a client
+closed, a cluster stopped) and raises in our code, every time.
 """
 
 from __future__ import annotations
 
 import signal
 import threading
-from typing import Any, NoReturn
+from collections.abc import Callable
+from typing import Any, NoReturn, TypeVar
 
 from .messages import EXIT_TERMINATED, _say
 
-__all__ = ["handle_signals"]
+__all__ = ["handle_signals", "stoppable"]
+
+T = TypeVar("T")
+
+#: How long ``stoppable`` waits for its work to end once stopped.
+STOP_SECONDS = 2.0
 
 
 def _stopping() -> None:
@@ -48,3 +62,55 @@ def handle_signals() -> None:
     stops are ignored."""
     signal.signal(signal.SIGINT, _interrupted)
     signal.signal(signal.SIGTERM, _terminated)
+
+
+def stoppable(work: Callable[[], T], stop: Callable[[], None]) -> T:
+    """``work()``, run in another thread while this (the main) thread waits, its result or
+    exception; Ctrl-C or SIGTERM meanwhile only note the signal. Then, here: later signals are
+    ignored, ``stop()`` (what makes ``work`` end: its client closed, its cluster stopped), the
+    work waited for (``STOP_SECONDS`` at most: its thread is a daemon), and the command stops
+    as ``handle_signals`` stops it (``KeyboardInterrupt``; SIGTERM: one line and 143).
+    Outside the main thread, or with a signal handler of someone else's (the library's
+    callers), ``work()`` runs here."""
+    if threading.current_thread() is not threading.main_thread() or (
+        signal.getsignal(signal.SIGINT) is not _interrupted
+        or signal.getsignal(signal.SIGTERM) is not _terminated
+    ):
+        return work()
+    got: list[int] = []
+    outcome: list[Any] = []
+
+    def noted(signum: int, frame: object) -> None:
+        got.append(signum)  # nothing else: it may run inside anything on this thread
+
+    def run() -> None:
+        try:
+            outcome.append((True, work()))
+        except BaseException as e:  # handed to the main thread
+            outcome.append((False, e))
+
+    thread = threading.Thread(target=run, name="sessiontools-work", daemon=True)
+    signal.signal(signal.SIGINT, noted)
+    signal.signal(signal.SIGTERM, noted)
+    try:
+        thread.start()
+        while thread.is_alive() and not got:
+            thread.join(0.05)  # a signal comes in within this
+    finally:
+        if not got:
+            signal.signal(signal.SIGINT, _interrupted)
+            signal.signal(signal.SIGTERM, _terminated)
+    if got:
+        _stopping()
+        try:
+            stop()
+        finally:
+            thread.join(STOP_SECONDS)
+        if got[0] == signal.SIGTERM:
+            _say("sessiontools: terminated")
+            raise SystemExit(EXIT_TERMINATED)
+        raise KeyboardInterrupt
+    ok, value = outcome[0]
+    if ok:
+        return value  # type: ignore[no-any-return]
+    raise value

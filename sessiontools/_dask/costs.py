@@ -31,7 +31,6 @@ the frames are dropped.
 from __future__ import annotations
 
 import hashlib
-import logging
 import math
 import os
 import pickle
@@ -44,6 +43,7 @@ from .._errors import CostMismatchWarning, LogError, UsageConventionError
 from .._fast import fast_maker
 from .._log.reader import MAX_LINE_BYTES
 from .._model.identity import RunIdentity
+from .cluster import Connection, SchedulerError
 from .sources import StoredLog, find_sources, partitions
 
 if TYPE_CHECKING:
@@ -139,15 +139,6 @@ def _compute(client: Client | None, frames: list[dd.DataFrame]) -> list[Any]:
         partitions = [next(got) for _ in delayed]
         out.append(pd.concat(partitions))  # a frame has a partition at least
     return out
-
-
-class SchedulerError(Exception):
-    """The scheduler cannot be reached or used (``connect``); ``usage``: the address itself is
-    wrong (not one Dask can read), rather than a cluster that does not answer."""
-
-    def __init__(self, message: str, *, usage: bool = False) -> None:
-        super().__init__(message)
-        self.usage = usage
 
 
 @dataclass(slots=True)
@@ -380,97 +371,26 @@ def _drops(logs: Sequence[Any], picks: Any) -> bool:
     return len(picks.runs) < sum(len(summary.identities) for summary in logs)
 
 
-def connect(address: str) -> tuple[Client, Callable[[], None]]:
+def connect(address: str | Connection) -> tuple[Client, Callable[[], None]]:
     """A client of the scheduler at ``address`` (``tcp://host:8786``, ``host:8786``), or of a
-    ``LocalCluster`` started here for ``local`` (one worker process per available core, one
-    thread each, on 127.0.0.1, its HTTP endpoint on a free port, its workers' scratch space in a
-    temporary directory); and what closes them (the client, the cluster started, that directory).
+    local cluster started here for ``local`` (``cluster.Connection``; or that connection
+    opened, which another thread may close meanwhile); and what closes them.
 
     Raises:
         SchedulerError: the address is not one Dask reads (``usage``), or no scheduler
-            answers there in ``CONNECT_SECONDS``; a local cluster that cannot start.
+            answers there; a local cluster that cannot start.
     """
-    import shutil
-    import tempfile
-
-    from distributed import Client, LocalCluster
-
-    from .._parallel.cut import available_cores
-
-    _quiet()
-    if address == "local":
-        import dask
-
-        scratch = tempfile.mkdtemp(prefix="sessiontools-dask-")
-        try:
-            # the scheduler's scratch space too (it would be left in the system's temporary
-            # directory otherwise)
-            with dask.config.set({"temporary-directory": scratch}):
-                cluster = LocalCluster(
-                    n_workers=available_cores(),
-                    threads_per_worker=1,
-                    processes=True,
-                    host="127.0.0.1",
-                    dashboard_address="127.0.0.1:0",
-                    local_directory=scratch,
-                    silence_logs=logging.CRITICAL,
-                )
-        except Exception as e:  # distributed raises RuntimeError and others
-            shutil.rmtree(scratch, ignore_errors=True)
-            raise SchedulerError(f"cannot start a local cluster: {_one_line(e)}") from None
-
-        def close_local() -> None:
-            try:
-                client.close()
-                cluster.close()
-            finally:
-                shutil.rmtree(scratch, ignore_errors=True)
-
-        try:
-            client = Client(cluster)
-        except Exception:
-            cluster.close()
-            shutil.rmtree(scratch, ignore_errors=True)
-            raise
-        return client, close_local
+    connection = address if isinstance(address, Connection) else Connection(address)
     try:
-        from distributed.comm.addressing import parse_address
-
-        scheme, location = parse_address(address)
-        if scheme == "inproc":  # a scheduler in this process only
-            raise ValueError(f"{scheme}:// does not reach a scheduler from another process")
-        import urllib.parse
-
-        urllib.parse.urlsplit("//" + location).port  # noqa: B018  # a port out of range raises
-        remote = Client(address, timeout=CONNECT_SECONDS)
-    except ValueError as e:  # an unknown protocol, a bad port
-        raise SchedulerError(
-            f"{address!r} is not a scheduler address (tcp://HOST:PORT, HOST:PORT, or local): "
-            f"{_one_line(e)}",
-            usage=True,
-        ) from None
-    except (OSError, TimeoutError) as e:
-        raise SchedulerError(
-            f"no Dask scheduler answered at {address} within {CONNECT_SECONDS:g} s "
-            f"({_one_line(e)}); start one (dask scheduler) or check the address"
-        ) from None
-    return remote, remote.close
-
-
-#: How long ``connect`` waits for a scheduler to answer.
-CONNECT_SECONDS = 10.0
+        return connection.open(), connection.close
+    except BaseException:
+        connection.close()
+        raise
 
 
 def _one_line(error: BaseException) -> str:
     text = " ".join(str(error).split()) or type(error).__name__
     return text[:300]
-
-
-def _quiet() -> None:
-    """distributed's own log lines (a worker starting, a connection retried) are not the
-    command's output: only its errors are said, by the command."""
-    for name in ("distributed", "distributed.client", "distributed.scheduler", "tornado"):
-        logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
 def summarize(
@@ -516,7 +436,7 @@ def summarize(
 
 
 def run_summary(
-    address: str,
+    address: str | Connection,
     sources: Sequence[StoredLog],
     *,
     by: Sequence[str],
@@ -526,15 +446,18 @@ def run_summary(
     tz: str,
     max_line_bytes: int | None,
 ) -> Summary:
-    """``sessiontools cost --scheduler ADDRESS``: connect (``connect``; ``local`` starts a
-    cluster here), ``summarize``, and close what was opened, whatever happens.
+    """``sessiontools cost --scheduler ADDRESS``: connect (``Connection``: ``local`` starts a
+    cluster here; a ``Connection`` given may be closed from another thread meanwhile, by the
+    command's Ctrl-C), ``summarize``, and close what was opened, whatever happens.
 
     Raises:
         SchedulerError: as ``connect``; and the cluster failing while it reads (a worker lost,
             the connection closed): not a usage error.
     """
-    client, close = connect(address)
+    connection = address if isinstance(address, Connection) else Connection(address)
+    address = connection.address
     try:
+        client = connection.open()
         try:
             return summarize(
                 client,
@@ -553,4 +476,4 @@ def run_summary(
                 f"the cluster at {address} failed while reading: {type(e).__name__}: {_one_line(e)}"
             ) from None
     finally:
-        close()
+        connection.close()

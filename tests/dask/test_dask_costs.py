@@ -10,6 +10,8 @@ from __future__ import annotations
 import gzip
 import logging
 import shutil
+import socket
+import time
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -332,12 +334,45 @@ def test_a_bad_scheduler_address_is_a_usage_error() -> None:
     assert code == 2 and b"unknown address scheme" in err and err.count(b"\n") == 1
 
 
-def test_a_scheduler_that_does_not_answer_is_exit_1(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_costs, "CONNECT_SECONDS", 1.0)
+def test_a_refused_connection_fails_at_once() -> None:
+    """Nothing listens at port 1: it waited the full 10 s, then exited 1. Now at once."""
+    started = time.monotonic()
     code, out, err = _run("cost", str(FULL), "--scheduler", "tcp://127.0.0.1:1")
+    took = time.monotonic() - started
     assert (code, out) == (1, b"")
-    assert err.startswith(b"sessiontools cost: error: no Dask scheduler answered at tcp://")
+    assert err == (
+        b"sessiontools cost: error: no Dask scheduler answered at tcp://127.0.0.1:1 "
+        b"(connection refused); start one (dask scheduler) or check the address\n"
+    )
+    assert took < 2.0, took
+
+
+def test_a_scheduler_that_does_not_answer_is_waited_for_as_dask_says() -> None:
+    """Something accepts the connection but never answers (a scheduler still busy starting,
+    or not a scheduler): it is waited for Dask's ``distributed.comm.timeouts.connect``, here
+    1 s, then one line and exit 1."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        address = f"tcp://127.0.0.1:{listener.getsockname()[1]}"
+        with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+            started = time.monotonic()
+            code, out, err = _run("cost", str(FULL), "--scheduler", address)
+            took = time.monotonic() - started
+    assert (code, out) == (1, b"")
+    assert err.startswith(f"sessiontools cost: error: no Dask scheduler answered at {address} "
+                          "within 1 s (".encode())  # fmt: skip
+    assert b"distributed.comm.timeouts.connect" in err
     assert err.count(b"\n") == 1 and b"Traceback" not in err
+    assert 1.0 <= took < 5.0, took
+
+
+def test_a_host_that_does_not_resolve_fails_at_once() -> None:
+    code, out, err = _run("cost", str(FULL), "--scheduler", "tcp://no-such-host.invalid:8786")
+    assert (code, out) == (1, b"")
+    said = b"no Dask scheduler answered at tcp://no-such-host.invalid:8786 (cannot resolve the"
+    assert err.startswith(b"sessiontools cost: error: " + said)
+    assert err.count(b"\n") == 1
 
 
 def test_standard_input_is_not_read_on_a_cluster(client: Client) -> None:
@@ -410,3 +445,13 @@ def test_scheduler_addresses_that_cannot_work_are_usage_errors() -> None:
         code, out, err = _run("cost", str(FULL), "--scheduler", address)
         assert (code, out) == (2, b""), err
         assert err.count(b"\n") == 1 and says in err and b"Traceback" not in err
+
+
+def test_scheduler_none_reads_here_whatever_the_environment_says() -> None:
+    """``DASK_SCHEDULER_ADDRESS`` set for other programs could not be turned off for one
+    command: ``--scheduler none`` reads here (nothing listens at port 1: without it, exit 1)."""
+    env = {"DASK_SCHEDULER_ADDRESS": "tcp://127.0.0.1:1"}
+    local = _run("cost", str(SESSIONS), "--format", "csv")
+    assert _run("cost", str(SESSIONS), "--format", "csv", env=env)[0] == 1
+    assert _run("cost", str(SESSIONS), "--format", "csv", "--scheduler", "none", env=env) == local
+    assert _run("cost", str(SESSIONS), "--format", "csv", "--scheduler", "none") == local

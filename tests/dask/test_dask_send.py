@@ -343,3 +343,21 @@ def test_scheduler_needs_sending_and_not_follow(cluster: LocalCluster, tmp_path:
     # the environment's scheduler is for sending: a plain export is the export, here
     code, out, said = _run("otel", log, env={"DASK_SCHEDULER_ADDRESS": "foo://x:1"})
     assert code == 0 and out == _run("otel", log)[1] and said == ""
+
+
+def test_scheduler_none_sends_from_here_whatever_the_environment_says(tmp_path: Path) -> None:
+    env = {"DASK_SCHEDULER_ADDRESS": "tcp://127.0.0.1:1"}
+    with Receiver() as here, Receiver() as there:
+        code, _, said = _run("otel", str(SESSIONS / SAMPLES[1]), "--endpoint", here.endpoint)
+        code2, _, said2 = _run(
+            "otel",
+            str(SESSIONS / SAMPLES[1]),
+            "--endpoint",
+            there.endpoint,
+            "--scheduler",
+            "none",
+            env=env,
+        )
+        assert (code, code2) == (0, 0), said2
+        assert sorted(_spans(there.requests())) == sorted(_spans(here.requests()))
+    assert _summary(said2) == _summary(said)
