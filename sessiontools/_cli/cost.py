@@ -367,6 +367,8 @@ def _on_cluster(
                 connection.stop,
             )
     except SchedulerError as e:
+        if e.usage and e.setting:
+            raise click.UsageError(str(e)) from None
         if e.usage:
             raise click.BadParameter(str(e), param_hint="--scheduler") from None
         _say(f"sessiontools cost: error: {e}")

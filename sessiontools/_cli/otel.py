@@ -519,6 +519,8 @@ def _send_on_cluster(
         )
     except SchedulerError as e:
         status.done()
+        if e.usage and e.setting:
+            raise click.UsageError(str(e)) from None
         if e.usage:
             raise click.BadParameter(str(e), param_hint="--scheduler") from None
         raise _Failure(str(e), EXIT_DAMAGED) from None

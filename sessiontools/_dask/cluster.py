@@ -41,11 +41,14 @@ __all__ = ["Connection", "SchedulerError", "connect_seconds"]
 
 class SchedulerError(Exception):
     """The scheduler cannot be reached or used (``Connection.open``); ``usage``: the address
-    itself is wrong (not one Dask can read), rather than a cluster that does not answer."""
+    itself is wrong (not one Dask can read), rather than a cluster that does not answer;
+    ``setting``: with ``usage``, what is wrong is Dask's setting of how long to wait, not the
+    address."""
 
-    def __init__(self, message: str, *, usage: bool = False) -> None:
+    def __init__(self, message: str, *, usage: bool = False, setting: bool = False) -> None:
         super().__init__(message)
         self.usage = usage
+        self.setting = setting
 
 
 #: How long a local cluster may take to start (its workers up) before the command gives up.
@@ -56,13 +59,53 @@ CLOSE_SECONDS = 5.0
 
 def connect_seconds() -> float:
     """How long a scheduler that accepted the connection is waited for: Dask's own setting,
-    ``distributed.comm.timeouts.connect`` (30 s unless set)."""
+    ``distributed.comm.timeouts.connect`` (30 s unless set); raises ``SchedulerError``
+    (``usage``, ``setting``) when it is not a duration of more than 0 s."""
     import dask
     import distributed  # noqa: F401  # its settings load with it
     from dask.utils import parse_timedelta
 
-    value = parse_timedelta(dask.config.get("distributed.comm.timeouts.connect"), "s")
-    return float(value) if value else 30.0
+    given = dask.config.get("distributed.comm.timeouts.connect", None)
+    if given is None:
+        return 30.0
+    try:
+        value = parse_timedelta(given, "s")
+    except (KeyError, ValueError, TypeError, OverflowError):
+        value = None
+    if value is None or not 0 < float(value) < float("inf"):
+        shown = _one_line(ValueError(repr(given)))[:80]
+        raise SchedulerError(
+            f"Dask's distributed.comm.timeouts.connect (DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT) "
+            f"is {shown}: give how long to wait for a scheduler, more than 0 (30s, 2m)",
+            usage=True,
+            setting=True,
+        )
+    return float(value)
+
+
+def _hide_password(text: str, address: str) -> str:
+    """``text`` with the password of ``address`` (``user:secret@``) as ``***``."""
+    shown = shown_address(address)
+    if shown == address:
+        return text
+
+    def userinfo(a: str) -> str:
+        return (a.partition("://")[2] if "://" in a else a).rpartition("@")[0]
+
+    return text.replace(userinfo(address) + "@", userinfo(shown) + "@")
+
+
+def shown_address(address: str) -> str:
+    """``address`` as messages show it: a password in it (``tcp://user:secret@host``) as
+    ``***``."""
+    head, sep, rest = address.partition("://")
+    location = rest if sep else head
+    userinfo, at, hostport = location.rpartition("@")
+    if not at or ":" not in userinfo:
+        return address
+    user = userinfo.split(":", 1)[0]
+    location = f"{user}:***@{hostport}"
+    return f"{head}://{location}" if sep else location
 
 
 def quiet(level: int = logging.CRITICAL) -> None:
@@ -97,6 +140,7 @@ class Connection:
         """The client; raises ``SchedulerError`` (the address is not one Dask reads:
         ``usage``; no scheduler answers; a local cluster that cannot start; closed meanwhile)."""
         quiet()
+        connect_seconds()  # Dask's wait, checked before anything starts
         if self.address == "local":
             address = self._start_local()
             client = self._client(address, connect_seconds(), local=True)
@@ -120,15 +164,21 @@ class Connection:
             scheme, location = parse_address(address)
             if scheme == "inproc":  # a scheduler in this process only
                 raise ValueError(f"{scheme}:// does not reach a scheduler from another process")
-            get_backend(scheme)  # an unknown protocol raises
+            if scheme not in _TCP:  # ucx:// and others: not in every install
+                try:
+                    get_backend(scheme).get_connector()  # an unknown protocol raises
+                except (ImportError, TypeError, AttributeError, NotImplementedError) as e:
+                    raise ValueError(f"{scheme}:// cannot be used here: {_one_line(e)}") from None
             import urllib.parse
 
             urllib.parse.urlsplit("//" + location).port  # noqa: B018  # a port out of range raises
             host, port = parse_host_port(location) if scheme in _TCP else (None, None)
-        except ValueError as e:  # an unknown protocol, a bad port
+            if host:
+                host.encode("idna")  # an empty or too long label raises (UnicodeError)
+        except ValueError as e:  # an unknown protocol, a bad port, a bad host name
             raise SchedulerError(
-                f"{address!r} is not a scheduler address (tcp://HOST:PORT, HOST:PORT, local, "
-                f"or none): {_one_line(e)}",
+                f"{shown_address(address)!r} is not a scheduler address (tcp://HOST:PORT, "
+                f"HOST:PORT, local, or none): {_hide_password(_one_line(e), address)}",
                 usage=True,
             ) from None
         if host is not None and port is not None:
@@ -137,8 +187,8 @@ class Connection:
                 socket.create_connection((host, port), timeout=seconds).close()
             except (OSError, TimeoutError) as e:
                 raise SchedulerError(
-                    f"no Dask scheduler answered at {address} ({_reason(e)}); start one "
-                    "(dask scheduler) or check the address"
+                    f"no Dask scheduler answered at {shown_address(address)} ({_reason(e)}); "
+                    "start one (dask scheduler) or check the address"
                 ) from None
         return address
 
@@ -160,7 +210,7 @@ class Connection:
         maker.join(seconds + 1.0)
         try:
             if not made:
-                raise TimeoutError(f"no answer within {seconds:g} s")
+                raise TimeoutError("no answer")
             ok, got = made[0]
             if ok:
                 return got  # type: ignore[no-any-return]
@@ -169,7 +219,7 @@ class Connection:
             if local:
                 raise SchedulerError(f"cannot start a local cluster: {_one_line(e)}") from None
             raise SchedulerError(
-                f"no Dask scheduler answered at {address} within {seconds:g} s "
+                f"no Dask scheduler answered at {shown_address(address)} within {seconds:g} s "
                 f"({_one_line(e)}); start one (dask scheduler) or check the address "
                 "(the wait is Dask's distributed.comm.timeouts.connect)"
             ) from None

@@ -455,3 +455,64 @@ def test_scheduler_none_reads_here_whatever_the_environment_says() -> None:
     assert _run("cost", str(SESSIONS), "--format", "csv", env=env)[0] == 1
     assert _run("cost", str(SESSIONS), "--format", "csv", "--scheduler", "none", env=env) == local
     assert _run("cost", str(SESSIONS), "--format", "csv", "--scheduler", "none") == local
+
+
+@pytest.mark.parametrize("command", ["cost", "otel"])
+@pytest.mark.parametrize("given", ["garbage", "-5s", "0"])
+@pytest.mark.parametrize("scheduler", ["local", "tcp://127.0.0.1:1"])
+def test_a_bad_connect_wait_is_one_line_naming_the_setting(
+    command: str, given: str, scheduler: str
+) -> None:
+    """The wait the README names (DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT) set to something
+    that is not a duration of more than 0 s. A new user's trial: 57 lines of traceback
+    (``KeyError: 'Invalid time unit: garbage'``) with an address; with ``local``, 11 s, then
+    "cannot start a local cluster: no scheduler within 120 s"; 0 waited 30 s. Now a usage
+    error at once, naming the variable, before any cluster starts."""
+    args = [command, str(FULL), "--scheduler", scheduler]
+    if command == "otel":
+        args += ["--endpoint", "http://127.0.0.1:9/v1/traces"]
+    with dask.config.set({"distributed.comm.timeouts.connect": given}):
+        started = time.monotonic()
+        code, out, err = _run(*args)
+        took = time.monotonic() - started
+    assert (code, out) == (2, b"")
+    assert err.count(b"\n") == 1 and b"Traceback" not in err, err
+    assert b"DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT" in err and repr(given).encode() in err
+    assert took < 5.0, took
+
+
+@pytest.mark.parametrize("command", ["cost", "otel"])
+@pytest.mark.parametrize(
+    "address",
+    ["tcp://a..b:1", "tcp://.:1", "tcp://" + "a" * 64 + ".com:1", "ucx://127.0.0.1:8786"],
+)
+def test_an_address_dask_cannot_use_is_a_usage_error(command: str, address: str) -> None:
+    """A host name with an empty or too long label (the idna codec refuses it) and ucx://
+    (listed by Dask, unusable without its extra): a new user's trial got 65 to 77 lines of
+    traceback (UnicodeError, ``TypeError: Can't instantiate abstract class UCXConnector``)."""
+    args = [command, str(FULL), "--scheduler", address]
+    if command == "otel":
+        args += ["--endpoint", "http://127.0.0.1:9/v1/traces"]
+    code, out, err = _run(*args)
+    assert (code, out) == (2, b""), err
+    assert err.count(b"\n") == 1 and b"Traceback" not in err, err
+    assert b"is not a scheduler address" in err and b"--scheduler" in err
+
+
+@pytest.mark.parametrize("address", ["tcp://user:s3cret@127.0.0.1:1", "user:s3cret@127.0.0.1:1"])
+def test_a_password_in_the_address_is_not_shown(address: str) -> None:
+    """A password in the address (tcp://user:secret@host) was repeated in the error line."""
+    code, _, err = _run("cost", str(FULL), "--scheduler", address)
+    assert code == 2 and err.count(b"\n") == 1
+    assert b"s3cret" not in err and b"user:***@127.0.0.1:1" in err
+
+
+def test_a_scheduler_that_does_not_answer_is_said_once() -> None:
+    """The line said the wait twice: "within 1 s (no answer within 1 s)"."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        address = f"tcp://127.0.0.1:{listener.getsockname()[1]}"
+        with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+            code, _, err = _run("cost", str(FULL), "--scheduler", address)
+    assert code == 1 and err.count(b"within") == 1, err
