@@ -19,7 +19,10 @@ How a read goes, for logs cut into partitions (``sources.partitions``):
    (``parts.kept_values``); each ``category`` column's categories are the union, sorted.
 4. **frames**: each partition's three frames are made on its worker, in one task
    (``parts.finish_all``; ``parts.finish`` for each frame: the reads picked, numbered as the
-   pandas frames number them, with the common categories), and ``dd.from_map`` over them gives the three Dask DataFrames, with ``meta`` from ``COLUMNS``.
+   pandas frames number them, with the common categories), and ``dd.from_map`` over them
+   (``parts.pick``: one frame of the three) gives the three Dask DataFrames, with ``meta``
+   from ``COLUMNS``; ``CostFrames.compute`` gathers the partitions' frames (one key a
+   partition) and puts them together here, sorting only if a run's rows came out of order.
    Computed and sorted by their index, they equal the pandas frames of the same logs row for
    row, dtypes and categories included.
 

@@ -41,10 +41,11 @@ __all__ = [
     "books_made",
     "empty",
     "finish",
+    "finish_all",
     "kept_values",
+    "pick",
     "price_book",
     "read_part",
-    "same",
     "select",
     "summaries",
 ]
