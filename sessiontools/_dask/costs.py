@@ -17,9 +17,12 @@ How a read goes, for logs cut into partitions (``sources.partitions``):
 3. **drop duplicates**: a partition that drops reads (copies of runs counted from another
    read) says which names its ``category`` columns hold in the reads it keeps
    (``parts.kept_values``); each ``category`` column's categories are the union, sorted.
-4. **frames**: each partition's three frames are made on its worker (``parts.finish``: the
-   reads picked, numbered as the pandas frames number them, with the common categories), and
-   ``dd.from_map`` over them gives the three Dask DataFrames, with ``meta`` from ``COLUMNS``.
+4. **frames**: each partition's three frames are made on its worker, in one task
+   (``parts.finish_all``; ``parts.finish`` for each frame: the reads picked, numbered as the
+   pandas frames number them, with the common categories), and ``dd.from_map`` over them
+   (``parts.pick``: one frame of the three) gives the three Dask DataFrames, with ``meta``
+   from ``COLUMNS``; ``CostFrames.compute`` gathers the partitions' frames (one key a
+   partition) and puts them together here, sorting only if a run's rows came out of order.
    Computed and sorted by their index, they equal the pandas frames of the same logs row for
    row, dtypes and categories included.
 
@@ -90,8 +93,9 @@ class CostFrames:
     copies: tuple[str, ...] = ()
     partitions: int = field(default=0)
     client: Client | None = field(default=None, repr=False, compare=False)
-    #: each frame's partitions, made already on the workers (``compute`` gathers them)
-    futures: tuple[list[Any], ...] = field(default=(), repr=False, compare=False)
+    #: each partition's three frames (a tuple: ``model_calls``, ``runs``, ``tool_calls``),
+    #: made already on the workers (``compute`` gathers them)
+    futures: tuple[Any, ...] = field(default=(), repr=False, compare=False)
 
     def compute(self) -> CostTables:
         """The three frames computed (together, one pass, on the client that read them) and
@@ -107,19 +111,21 @@ class CostFrames:
             frames = _compute(self.client, [self.model_calls, self.runs, self.tool_calls])
         ordered = []
         for frame in frames:
-            frame = frame.sort_index()
+            if not frame.index.is_monotonic_increasing:  # in order unless runs moved
+                frame = frame.sort_index()
             frame.index = pd.RangeIndex(len(frame))
             ordered.append(frame)
         calls, runs, tools = ordered
         return CostTables(calls, runs, tools, self.skipped, self.warnings, self.copies)
 
 
-def _gather(client: Client, futures: Sequence[list[Any]]) -> list[Any]:
-    """Each frame's partitions, made already, gathered here and put together here."""
+def _gather(client: Client, futures: Sequence[Any], frames: int = 3) -> list[Any]:
+    """The first ``frames`` of the three frames, put together here from each partition's
+    frames (``futures``: ``parts.finish_all``'s), made already and gathered here."""
     import pandas as pd
 
-    got = iter(client.gather([f for frame in futures for f in frame]))
-    return [pd.concat([next(got) for _ in frame]) for frame in futures]
+    got = client.gather(list(futures))
+    return [pd.concat([part[k] for part in got]) for k in range(frames)]
 
 
 def _compute(client: Client | None, frames: list[dd.DataFrame]) -> list[Any]:
@@ -324,27 +330,27 @@ def _read(
             categories.setdefault(name, []).extend(names)
     categories = {name: sorted(set(names)) for name, names in categories.items()}
     frames = []
-    made: list[list[Any]] = []
+    made: list[Any] = []
+    if parts:
+        # each partition's rows of the three frames, made now, one task a partition (they are
+        # small, and go where they are needed; the parts, which are not, go once these are made)
+        made = client.map(
+            _parts.finish_all,
+            parts,
+            picked,
+            categories=categories,
+            pure=False,
+            key=[f"sessiontools-frames-{token}-{p}" for p in range(len(parts))],
+        )
     with dask.config.set({"dataframe.convert-string": False}):
-        for name in _FRAMES:
+        for k, name in enumerate(_FRAMES):
             meta = _parts.empty(name, categories)
             if parts:
-                # each partition's rows of this frame, made now (they are small, and go where
-                # they are needed; the parts, which are not, go once these are made)
-                finished = client.map(
-                    _parts.finish,
-                    parts,
-                    picked,
-                    frame=name,
-                    categories=categories,
-                    pure=False,
-                    key=[f"sessiontools-{name}-{token}-{p}" for p in range(len(parts))],
-                )
-                made.append(finished)
                 frames.append(
                     dd.from_map(
-                        _parts.same,
-                        finished,
+                        _parts.pick,
+                        made,
+                        args=[k],
                         meta=meta,
                         label=f"sessiontools-{name.replace('_', '-')}",
                         enforce_metadata=False,
@@ -419,10 +425,12 @@ def summarize(
         client, partitions(sources, FILES_PER_PARTITION), prices, {}, True, max_line_bytes
     )
     calls = (
-        _gather(client, tables.futures[:1])[0]
+        _gather(client, tables.futures, 1)[0]
         if tables.futures
         else _compute(client, [tables.model_calls])[0]
-    ).sort_index()
+    )
+    if not calls.index.is_monotonic_increasing:
+        calls = calls.sort_index()
     calls.index = pd.RangeIndex(len(calls))
     arrays = call_arrays(calls).between(since, until)
     groups = group_costs(arrays, list(by), tz)

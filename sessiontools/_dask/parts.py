@@ -41,10 +41,11 @@ __all__ = [
     "books_made",
     "empty",
     "finish",
+    "finish_all",
     "kept_values",
+    "pick",
     "price_book",
     "read_part",
-    "same",
     "select",
     "summaries",
 ]
@@ -319,9 +320,21 @@ def finish(
     return out
 
 
-def same(frame: pd.DataFrame) -> pd.DataFrame:
-    """A partition made already (``finish``), as ``dd.from_map`` takes it."""
-    return frame
+def finish_all(
+    part: ReadPart, picks: Picks, categories: dict[str, list[str]]
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """A partition's three frames (``finish``): ``model_calls``, ``runs``, ``tool_calls``; one
+    task a partition, not three (the scheduler and the gather pay by the task)."""
+    return (
+        finish(part, picks, "model_calls", categories),
+        finish(part, picks, "runs", categories),
+        finish(part, picks, "tool_calls", categories),
+    )
+
+
+def pick(frames: tuple[pd.DataFrame, ...], frame: int) -> pd.DataFrame:
+    """One of a partition's frames made already (``finish_all``), as ``dd.from_map`` takes it."""
+    return frames[frame]
 
 
 def empty(frame: str, categories: dict[str, list[str]]) -> pd.DataFrame:

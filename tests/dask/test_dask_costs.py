@@ -516,3 +516,22 @@ def test_a_scheduler_that_does_not_answer_is_said_once() -> None:
         with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
             code, _, err = _run("cost", str(FULL), "--scheduler", address)
     assert code == 1 and err.count(b"within") == 1, err
+
+
+def test_a_partitions_frames_are_made_by_one_task(client: Client, copies: list[Path]) -> None:
+    """The three frames of a partition are made on its worker by one task, not one a frame
+    (the scheduler and the gather pay by the task: 10,000 small logs in 40 partitions were 120
+    tasks and 120 keys gathered); ``compute`` runs no task, it gathers; the frames still equal
+    the pandas ones."""
+    from distributed import get_task_stream
+
+    want, _ = _pandas(copies, skip_damaged=True)
+    with get_task_stream(client) as stream:
+        frames, got, _ = _dask(client, copies, skip_damaged=True, files_per_partition=2)
+    keys = [str(task["key"]) for task in stream.data]
+    read = ("sessiontools-read-part-", "summaries-", "kept_values-")
+    assert sum(k.startswith("sessiontools-read-part-") for k in keys) == frames.partitions
+    making = [k for k in keys if not k.startswith(read)]
+    assert len(making) == frames.partitions > 1, keys
+    assert len(frames.futures) == frames.partitions
+    _assert_same(got, want)
