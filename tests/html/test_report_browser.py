@@ -650,7 +650,7 @@ def test_a_report_of_many_sessions_is_unpacked_with_every_mark(
         "e => [e.getBoundingClientRect().top, scrollY,"
         " document.documentElement.scrollHeight - innerHeight]"
     )
-    assert scrolled > 0 and (abs(top) < 5 or (0 < top < 900 and abs(scrolled - bottom) < 2)), (
+    assert scrolled > 0 and (abs(top) < 10 or (-10 < top < 900 and abs(scrolled - bottom) < 2)), (
         top,
         scrolled,
         bottom,
