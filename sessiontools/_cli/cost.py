@@ -334,6 +334,7 @@ def _on_cluster(
     from .._dask.cluster import Connection, SchedulerError
     from .._dask.costs import run_summary
     from .._dask.sources import find_sources
+    from .params import scheduler_hint
     from .signals import stoppable
 
     try:
@@ -370,7 +371,7 @@ def _on_cluster(
         if e.usage and e.setting:
             raise click.UsageError(str(e)) from None
         if e.usage:
-            raise click.BadParameter(str(e), param_hint="--scheduler") from None
+            raise click.BadParameter(str(e), param_hint=scheduler_hint()) from None
         _say(f"sessiontools cost: error: {e}")
         return EXIT_DAMAGED
     except FileNotFoundError as e:  # the logs changed since they were listed

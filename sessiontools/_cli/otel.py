@@ -494,6 +494,7 @@ def _send_on_cluster(
     from .._dask.cluster import Connection, SchedulerError
     from .._dask.costs import connect
     from .._dask.send import ClusterError, send_on_cluster
+    from .params import scheduler_hint
     from .signals import stoppable
 
     sending = dict(sending)
@@ -522,7 +523,7 @@ def _send_on_cluster(
         if e.usage and e.setting:
             raise click.UsageError(str(e)) from None
         if e.usage:
-            raise click.BadParameter(str(e), param_hint="--scheduler") from None
+            raise click.BadParameter(str(e), param_hint=scheduler_hint()) from None
         raise _Failure(str(e), EXIT_DAMAGED) from None
     except ClusterError as e:
         status.done()

@@ -88,6 +88,17 @@ class _Size(_Text):
 #: ``--scheduler none``: read (send) here, whatever ``DASK_SCHEDULER_ADDRESS`` says.
 NO_SCHEDULER = "none"
 
+
+def scheduler_hint() -> str:
+    """How an error about ``--scheduler`` names it: with the environment variable its value
+    came from, when it came from there (``DASK_SCHEDULER_ADDRESS``)."""
+    ctx = click.get_current_context(silent=True)
+    source = ctx.get_parameter_source("scheduler") if ctx is not None else None
+    if source is click.core.ParameterSource.ENVIRONMENT:
+        return "--scheduler (from DASK_SCHEDULER_ADDRESS)"
+    return "--scheduler"
+
+
 _MAX_LINE_HELP = (
     "The longest line read, in bytes (K, M, G: KiB, MiB, GiB); a longer one is an error. "
     f"Default {MAX_LINE_BYTES >> 20}M."

@@ -535,3 +535,17 @@ def test_a_partitions_frames_are_made_by_one_task(client: Client, copies: list[P
     assert len(making) == frames.partitions > 1, keys
     assert len(frames.futures) == frames.partitions
     _assert_same(got, want)
+
+
+@pytest.mark.parametrize("command", ["cost", "otel"])
+def test_a_bad_address_from_the_environment_names_the_variable(command: str) -> None:
+    """DASK_SCHEDULER_ADDRESS=garbage was said as "Invalid value for --scheduler", a flag the
+    user never gave (a new user's trial); the flag given says the flag alone."""
+    args = [command, str(FULL)]
+    if command == "otel":
+        args += ["--endpoint", "http://127.0.0.1:9/v1/traces"]
+    code, out, err = _run(*args, env={"DASK_SCHEDULER_ADDRESS": "garbage"})
+    assert (code, out) == (2, b"") and err.count(b"\n") == 1
+    assert b"--scheduler (from DASK_SCHEDULER_ADDRESS): 'garbage' is not a scheduler" in err
+    code, _, err = _run(*args, "--scheduler", "garbage")
+    assert code == 2 and b"Invalid value for --scheduler: 'garbage'" in err
