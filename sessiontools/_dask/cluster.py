@@ -73,7 +73,7 @@ def connect_seconds() -> float:
     except (KeyError, ValueError, TypeError, OverflowError):
         value = None
     if value is None or not 0 < float(value) < float("inf"):
-        shown = _one_line(ValueError(repr(given)))[:80]
+        shown = " ".join(repr(given).split())[:80]
         raise SchedulerError(
             f"Dask's distributed.comm.timeouts.connect (DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT) "
             f"is {shown}: give how long to wait for a scheduler, more than 0 (30s, 2m)",
@@ -84,28 +84,10 @@ def connect_seconds() -> float:
 
 
 def _hide_password(text: str, address: str) -> str:
-    """``text`` with the password of ``address`` (``user:secret@``) as ``***``."""
-    shown = shown_address(address)
-    if shown == address:
-        return text
-
-    def userinfo(a: str) -> str:
-        return (a.partition("://")[2] if "://" in a else a).rpartition("@")[0]
-
-    return text.replace(userinfo(address) + "@", userinfo(shown) + "@")
-
-
-def shown_address(address: str) -> str:
-    """``address`` as messages show it: a password in it (``tcp://user:secret@host``) as
-    ``***``."""
-    head, sep, rest = address.partition("://")
-    location = rest if sep else head
-    userinfo, at, hostport = location.rpartition("@")
-    if not at or ":" not in userinfo:
-        return address
-    user = userinfo.split(":", 1)[0]
-    location = f"{user}:***@{hostport}"
-    return f"{head}://{location}" if sep else location
+    """``text`` with the password ``address`` holds (``tcp://user:secret@host``) as ``***``."""
+    location = address.partition("://")[2] if "://" in address else address
+    password = location.rpartition("@")[0].partition(":")[2]
+    return text.replace(f":{password}@", ":***@") if password else text
 
 
 def quiet(level: int = logging.CRITICAL) -> None:
@@ -177,8 +159,11 @@ class Connection:
                 host.encode("idna")  # an empty or too long label raises (UnicodeError)
         except ValueError as e:  # an unknown protocol, a bad port, a bad host name
             raise SchedulerError(
-                f"{shown_address(address)!r} is not a scheduler address (tcp://HOST:PORT, "
-                f"HOST:PORT, local, or none): {_hide_password(_one_line(e), address)}",
+                _hide_password(
+                    f"{address!r} is not a scheduler address (tcp://HOST:PORT, HOST:PORT, "
+                    f"local, or none): {_one_line(e)}",
+                    address,
+                ),
                 usage=True,
             ) from None
         if host is not None and port is not None:
@@ -187,8 +172,11 @@ class Connection:
                 socket.create_connection((host, port), timeout=seconds).close()
             except (OSError, TimeoutError) as e:
                 raise SchedulerError(
-                    f"no Dask scheduler answered at {shown_address(address)} ({_reason(e)}); "
-                    "start one (dask scheduler) or check the address"
+                    _hide_password(
+                        f"no Dask scheduler answered at {address} ({_reason(e)}); "
+                        "start one (dask scheduler) or check the address",
+                        address,
+                    )
                 ) from None
         return address
 
@@ -219,9 +207,12 @@ class Connection:
             if local:
                 raise SchedulerError(f"cannot start a local cluster: {_one_line(e)}") from None
             raise SchedulerError(
-                f"no Dask scheduler answered at {shown_address(address)} within {seconds:g} s "
-                f"({_one_line(e)}); start one (dask scheduler) or check the address "
-                "(the wait is Dask's distributed.comm.timeouts.connect)"
+                _hide_password(
+                    f"no Dask scheduler answered at {address} within {seconds:g} s "
+                    f"({_one_line(e)}); start one (dask scheduler) or check the address "
+                    "(the wait is Dask's distributed.comm.timeouts.connect)",
+                    address,
+                )
             ) from None
 
     def _start_local(self) -> str:

@@ -8,7 +8,6 @@ without it, byte for byte."""
 from __future__ import annotations
 
 import gzip
-import logging
 import shutil
 import socket
 import time
@@ -21,7 +20,7 @@ import dask
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from distributed import Client, LocalCluster
+from distributed import Client
 
 import sessiontools
 import sessiontools.dask
@@ -29,6 +28,7 @@ from sessiontools import DamagedLogError
 from sessiontools._cli.main import cli
 from sessiontools._dask import costs as _costs
 from sessiontools._dask import parts as _parts
+from tests.dask.clusters import local_cluster, stop_resource_tracker
 from tests.helpers import SESSIONS
 
 FULL = SESSIONS / "02_runs_anthropic_openai_cache.jsonl"
@@ -37,27 +37,12 @@ DAMAGED = SESSIONS / "05_damaged_middle_line.jsonl"
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Client]:
-    scratch = tmp_path_factory.mktemp("dask-workers")
     with (
-        dask.config.set({"temporary-directory": str(scratch)}),  # nothing left in TMPDIR
-        LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address="127.0.0.1:0",
-            local_directory=str(scratch),
-            silence_logs=logging.ERROR,
-        ) as cluster,
+        local_cluster(tmp_path_factory.mktemp("dask-workers")) as cluster,
         Client(cluster) as client,
     ):
         yield client
-    # The clusters' worker processes were started through multiprocessing, which started its
-    # resource tracker, a child of this process that would outlive the module: stop it (it
-    # starts again when needed), so that no child is left behind (tests/parallel checks so).
-    from multiprocessing import resource_tracker
-
-    resource_tracker._resource_tracker._stop()  # type: ignore[attr-defined]
+    stop_resource_tracker()
 
 
 def _lines(path: Path, n: int) -> bytes:

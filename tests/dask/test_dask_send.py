@@ -6,7 +6,6 @@ client alone keeps the state; a 503-ing endpoint, retried on the workers; a work
 
 from __future__ import annotations
 
-import logging
 import os
 import shutil
 import signal
@@ -17,7 +16,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import dask
 import pytest
 from click.testing import CliRunner
 from distributed import Client, LocalCluster
@@ -25,6 +23,7 @@ from distributed import Client, LocalCluster
 from sessiontools import FileStore, SessionBuilder, Usage
 from sessiontools._cli.main import cli
 from sessiontools._dask.send import send_on_cluster
+from tests.dask.clusters import local_cluster, stop_resource_tracker
 from tests.helpers import SESSIONS
 from tests.receiver import Receiver
 from tests.send.test_send import SAMPLES, _expected, _spans
@@ -32,31 +31,11 @@ from tests.send.test_send import SAMPLES, _expected, _spans
 pytestmark = pytest.mark.filterwarnings("ignore::sessiontools.SessionToolsWarning")
 
 
-def _cluster(scratch: Path, **config: Any) -> LocalCluster:
-    with dask.config.set({"temporary-directory": str(scratch), **config}):
-        return LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address="127.0.0.1:0",
-            local_directory=str(scratch),
-            silence_logs=logging.ERROR,
-        )
-
-
-def _stop_resource_tracker() -> None:
-    # as tests/dask/test_dask_costs.py: no child of this process is left behind
-    from multiprocessing import resource_tracker
-
-    resource_tracker._resource_tracker._stop()  # type: ignore[attr-defined]
-
-
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
-    with _cluster(tmp_path_factory.mktemp("dask-send")) as c:
+    with local_cluster(tmp_path_factory.mktemp("dask-send")) as c:
         yield c
-    _stop_resource_tracker()
+    stop_resource_tracker()
 
 
 @pytest.fixture
@@ -277,7 +256,7 @@ def test_a_worker_lost_while_sending(
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     with (
-        _cluster(scratch, **{"distributed.scheduler.allowed-failures": allowed_failures}) as c,
+        local_cluster(scratch, **{"distributed.scheduler.allowed-failures": allowed_failures}) as c,
         Client(c) as client,
     ):
         pids = client.run(os.getpid)

@@ -15,7 +15,6 @@ behind (the local cluster's scratch space in TMPDIR). Real signals, to real proc
 from __future__ import annotations
 
 import fcntl
-import logging
 import os
 import signal
 import subprocess
@@ -25,10 +24,10 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import dask
 import pytest
 from distributed import LocalCluster
 
+from tests.dask.clusters import local_cluster, stop_resource_tracker
 from tests.helpers import SESSIONS
 from tests.receiver import Receiver
 
@@ -76,23 +75,9 @@ def many(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
-    scratch = tmp_path_factory.mktemp("dask-signals")
-    with (
-        dask.config.set({"temporary-directory": str(scratch)}),
-        LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address="127.0.0.1:0",
-            local_directory=str(scratch),
-            silence_logs=logging.ERROR,
-        ) as c,
-    ):
+    with local_cluster(tmp_path_factory.mktemp("dask-signals")) as c:
         yield c
-    from multiprocessing import resource_tracker
-
-    resource_tracker._resource_tracker._stop()  # type: ignore[attr-defined]
+    stop_resource_tracker()
 
 
 def _env(tmp: Path, mark: str) -> dict[str, str]:
