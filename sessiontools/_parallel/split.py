@@ -113,6 +113,10 @@ class Hooks:
     ) -> SessionFold:
         return SessionFold(name, warnings=warnings, open_calls=open_calls)
 
+    def runs_of(self, reader: LogReader) -> Iterator[Run]:
+        """The runs of the whole log ``reader`` reads, here (no cut, or none possible)."""
+        return iter_runs(self.tap(reader), self.make_fold(reader.name, warnings=reader.sink))
+
 
 _NO_HOOKS = Hooks()
 
@@ -306,7 +310,7 @@ def read_in_two(
         # the child's output, written in pieces of a run or less: 1 MiB a system call
         out = tempfile.TemporaryFile(buffering=READ_BUFFER_BYTES)  # noqa: SIM115 - closed below
     except OSError:
-        job.take(iter_runs(hooks.tap(reader), hooks.make_fold(reader.name, warnings=reader.sink)))
+        job.take(hooks.runs_of(reader))
         return "here: no temporary file", reader.closing_line
     with out:
         try:
@@ -322,9 +326,7 @@ def read_in_two(
                 hooks,
             )
         except OSError:
-            job.take(
-                iter_runs(hooks.tap(reader), hooks.make_fold(reader.name, warnings=reader.sink))
-            )
+            job.take(hooks.runs_of(reader))
             return "here: no fork", reader.closing_line
         with child:
             first = reader.part(ReadPosition(), stop=cut)
@@ -393,7 +395,7 @@ def read_runs(
     cut = plan_cut(reader, workers, at=at)
     if cut is None:
         hooks = hooks or _NO_HOOKS
-        job.take(iter_runs(hooks.tap(reader), hooks.make_fold(reader.name, warnings=reader.sink)))
+        job.take(hooks.runs_of(reader))
         return reader.closing_line
     return read_in_two(reader, cut[0], cut[1], job, idle, hooks)[1]
 
