@@ -983,31 +983,85 @@ def test_the_command_exits_without_teardown_and_loses_nothing(tmp_path: Path) ->
     assert command("otel", "--nope").returncode == 2
 
 
-@pytest.mark.parametrize("what", ["atexit", "thread"])
-def test_what_is_left_to_run_at_exit_still_runs(what: str, session: Path) -> None:
-    """An ``atexit`` callback, or another thread still running, means the interpreter's own
-    exit: the callback runs, the thread finishes."""
-    leftover = {
-        "atexit": "import atexit\natexit.register(lambda: print('callback', file=sys.stderr))\n",
-        "thread": (
-            "import threading, time\n"
-            "threading.Thread(target=lambda: (time.sleep(0.2), "
-            "print('callback', file=sys.stderr))).start()\n"
-        ),
-    }[what]
+def test_a_running_thread_means_the_interpreters_own_exit(session: Path) -> None:
+    """Another thread still running means the interpreter's own exit: the thread finishes."""
     script = (
-        "import sys\n"
+        "import sys, threading, time\n"
         "import sessiontools._main as m\n"
-        + leftover
-        + "sys.argv = ['sessiontools', 'otel', sys.argv[1]]\n"
+        "threading.Thread(target=lambda: (time.sleep(0.2), "
+        "print('thread', file=sys.stderr))).start()\n"
+        "sys.argv = ['sessiontools', 'otel', sys.argv[1]]\n"
         "m.run()\n"
     )
     got = subprocess.run(
         [sys.executable, "-c", script, str(session)], capture_output=True, timeout=60, cwd=REPO
     )
     assert got.returncode == 0, got.stderr
-    assert got.stderr == b"callback\n"
+    assert got.stderr == b"thread\n"
     assert got.stdout == otlp_json(session)
+
+
+@pytest.mark.parametrize("fails", [False, True])
+def test_atexit_callbacks_run_once_and_the_teardown_is_still_skipped(
+    fails: bool, session: Path
+) -> None:
+    """What a pool or an import registered with ``atexit`` (``multiprocessing``'s,
+    ``logging``'s) runs, once, before the quick exit, which still skips the teardown (the
+    finalizer of an object alive at exit does not run); a callback that fails is printed as
+    Python prints it and the status stays the command's."""
+    callback = "1 / 0" if fails else "print('callback', file=sys.stderr)"
+    script = (
+        "import atexit, sys\n"
+        "import sessiontools._main as m\n"
+        "class Late:\n"
+        "    def __del__(self):\n"
+        "        print('teardown', file=sys.stderr)\n"
+        "late = Late()\n"
+        "def callback():\n"
+        f"    {callback}\n"
+        "atexit.register(callback)\n"
+        "sys.argv = ['sessiontools', 'otel', sys.argv[1]]\n"
+        "m.run()\n"
+    )
+    got = subprocess.run(
+        [sys.executable, "-c", script, str(session)], capture_output=True, timeout=60, cwd=REPO
+    )
+    assert got.returncode == 0, got.stderr
+    assert got.stdout == otlp_json(session)
+    if fails:
+        assert b"ZeroDivisionError" in got.stderr and b"teardown" not in got.stderr
+    else:
+        assert got.stderr == b"callback\n"
+
+
+def test_a_report_of_many_logs_ends_without_teardown(tmp_path: Path) -> None:
+    """A report of several logs reads them in a pool (``multiprocessing`` registers its
+    ``atexit`` callback) and imports ``logging``: both callbacks run, and the process still
+    ends without the teardown."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for name in ("a", "b", "c"):
+        (logs / f"{name}.jsonl").write_bytes(ONE_TOOL)
+    out = tmp_path / "r.html"
+    script = (
+        "import sys\n"
+        "import sessiontools._main as m\n"
+        "class Late:\n"
+        "    def __del__(self):\n"
+        "        print('teardown', file=sys.stderr)\n"
+        "late = Late()\n"
+        "sys.argv = ['sessiontools', 'report', sys.argv[1], '--out', sys.argv[2]]\n"
+        "m.run()\n"
+    )
+    got = subprocess.run(
+        [sys.executable, "-c", script, str(logs), str(out)],
+        capture_output=True,
+        timeout=120,
+        cwd=REPO,
+    )
+    assert got.returncode == 0, got.stderr
+    assert b"teardown" not in got.stderr
+    assert out.read_bytes().startswith(b"<!DOCTYPE html>")
 
 
 def test_the_quick_exit_skips_the_teardown(session: Path, tmp_path: Path) -> None:
