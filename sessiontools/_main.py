@@ -23,7 +23,7 @@ def run() -> NoReturn:
     stop = {signal.SIGINT, signal.SIGTERM}
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, stop)
     from ._cli.main import main
-    from ._cli.signals import handle_signals
+    from ._cli.signals import Terminated, handle_signals
 
     handle_signals()
     try:
@@ -32,6 +32,9 @@ def run() -> NoReturn:
     except KeyboardInterrupt:  # before the command ran
         sys.stderr.write("sessiontools: interrupted\n")
         code = 130
+    except Terminated:  # before the command ran
+        sys.stderr.write("sessiontools: terminated\n")
+        code = 143
     _leave(code)
 
 

@@ -32,10 +32,12 @@ from .messages import (
     EXIT_DAMAGED,
     EXIT_INTERRUPTED,
     EXIT_OK,
+    EXIT_TERMINATED,
     EXIT_USAGE,
     _one_line,
     _say,
 )
+from .signals import Terminated
 
 __all__ = ["cli", "main"]
 
@@ -112,6 +114,9 @@ class _Group(click.Group):
         except _Interrupted as e:
             _say("sessiontools: interrupted")
             code = e.exit_code
+        except Terminated:  # SIGTERM: said last, after what the command said as it stopped
+            _say("sessiontools: terminated")
+            code = EXIT_TERMINATED
         except click.ClickException as e:
             _say(f"sessiontools: error: {_one_line(e.format_message())}")
             code = e.exit_code

@@ -2,7 +2,8 @@
 ``stoppable`` for work that runs other people's code (Dask's client).
 
 It stops, cleaning up what it started (a temporary output file, other processes), says so in
-one line, and exits with 130 or 143; signals that come while it stops are ignored. The console
+one line (the last it says), and exits with 130 or 143; signals that come while it stops are
+ignored. The console
 script installs these handlers once the command is imported (``sessiontools._main``); the
 processes a command forks give them up (``sessiontools._parallel.signals``).
 
@@ -21,14 +22,23 @@ import threading
 from collections.abc import Callable
 from typing import Any, NoReturn, TypeVar
 
-from .messages import EXIT_TERMINATED, _say
+from .messages import EXIT_TERMINATED
 
-__all__ = ["handle_signals", "stoppable"]
+__all__ = ["Terminated", "handle_signals", "stoppable"]
 
 T = TypeVar("T")
 
 #: How long ``stoppable`` waits for its work to end once stopped.
 STOP_SECONDS = 2.0
+
+
+class Terminated(SystemExit):
+    """SIGTERM: the command stops (cleaning up, saying what it did, as for Ctrl-C); its one
+    line, "sessiontools: terminated", is said last, where the command ends
+    (``sessiontools._cli.main``), and the status is 143."""
+
+    def __init__(self) -> None:
+        super().__init__(EXIT_TERMINATED)
 
 
 def _stopping() -> None:
@@ -51,8 +61,7 @@ def _interrupted(signum: int, frame: object) -> NoReturn:
 
 def _terminated(signum: int, frame: object) -> NoReturn:
     _stopping()
-    _say("sessiontools: terminated")
-    raise SystemExit(EXIT_TERMINATED)
+    raise Terminated
 
 
 def handle_signals() -> None:
@@ -107,8 +116,7 @@ def stoppable(work: Callable[[], T], stop: Callable[[], None]) -> T:
         finally:
             thread.join(STOP_SECONDS)
         if got[0] == signal.SIGTERM:
-            _say("sessiontools: terminated")
-            raise SystemExit(EXIT_TERMINATED)
+            raise Terminated
         raise KeyboardInterrupt
     ok, value = outcome[0]
     if ok:

@@ -14,6 +14,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from sessiontools import FileStore, SessionBuilder, Usage, otlp_json
 from sessiontools._send.send import SendReport, send_otlp
 from tests.helpers import SESSIONS
+from tests.logs import ONE_TOOL
 from tests.receiver import Receiver, json_to_request
 
 pytestmark = pytest.mark.filterwarnings("ignore::sessiontools.SessionToolsWarning")
@@ -493,3 +494,31 @@ def test_export_sessions_reports_the_spans_and_bytes_it_wrote(tmp_path: Path) ->
         blocks = Blocks(text)
         blocks.size = size
         assert _count_spans(blocks) == 3
+
+
+@pytest.mark.parametrize("number", [2, 15])
+def test_a_stopped_send_sums_up_then_says_it_stopped_last(
+    number: int, receiver: Receiver, tmp_path: Path
+) -> None:
+    """Ctrl-C or SIGTERM while ``--follow`` sends: the summary of what was sent, then the
+    one line saying the command stopped, last (SIGTERM's came first, before the summary)."""
+    import time
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "s.jsonl").write_bytes(ONE_TOOL)
+    proc = _run_command(["otel", str(logs), "--endpoint", receiver.endpoint, "--follow"])
+    try:
+        deadline = time.monotonic() + 30
+        while not receiver.requests() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert receiver.requests(), "nothing was sent"
+    finally:
+        proc.send_signal(number)
+        _, err = proc.communicate(timeout=30)
+    lines = err.decode().splitlines()
+    assert proc.returncode == 128 + number, err.decode()
+    word = {2: "interrupted", 15: "terminated"}[number]
+    assert lines[-1] == f"sessiontools: {word}", lines
+    assert lines[-2].startswith("sessiontools otel: 1 session read"), lines
+    assert "4 spans sent" in lines[-2] and sum(word in line for line in lines) == 1, lines
