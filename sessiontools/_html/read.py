@@ -692,7 +692,7 @@ class ReportReads:
 
     With ``workers`` 1 each log is read here when its turn comes. Otherwise a pool of
     processes (``sessiontools._parallel.pool``) starts now and is handed every path: the
-    caller can import what it needs next (pandas, genai-prices, Jinja2) while they read.
+    caller can import what it needs next (genai-prices, Jinja2) while they read.
     ``None`` chooses: a pool from ``PARALLEL_FROM`` paths on, or for two paths or more that add
     up to ``SPLIT_FROM_BYTES`` (8 MB) or more, when two cores are free; one process per
     available core, at most ``MAX_WORKERS`` and at most one per path. One log is read here:
