@@ -158,20 +158,20 @@ class ToolRow:
 _K = TypeVar("_K")
 
 
-def group_sums(groups: Sequence[Sequence[int]], values: Any) -> list[float]:
-    """Each group's sum of ``values`` (``float64``, one per call), the groups given as their
-    rows in order: as ``sessiontools cost`` sums a group (``sessiontools._cost.groups``,
-    ``_aggregate``: ``numpy.add.reduceat`` over the group's calls in their order), NaN when
-    one is NaN."""
+def group_sums(groups: Sequence[Sequence[int]], *columns: Any) -> list[list[Any]]:
+    """Each group's sum of each column (a ``numpy`` array, one value per call), the groups
+    given as their rows in order: as ``sessiontools cost`` sums a group
+    (``sessiontools._cost.groups``, ``_aggregate``: ``numpy.add.reduceat`` over the group's
+    calls in their order), NaN when one is NaN. Integers are summed as ``int64``: the caller
+    has checked that no sum of a token column passes 2^63-1 (``check_sums``)."""
     if not groups:
-        return []
+        return [[] for _ in columns]
     sizes = [len(rows) for rows in groups]
     order = np.fromiter(itertools.chain.from_iterable(groups), dtype=np.int64, count=sum(sizes))
     starts = np.fromiter(
         itertools.accumulate(sizes[:-1], initial=0), dtype=np.int64, count=len(sizes)
     )
-    sums: list[float] = np.add.reduceat(values[order], starts).tolist()
-    return sums
+    return [np.add.reduceat(values[order], starts).tolist() for values in columns]
 
 
 def _groups(keys: Iterable[_K]) -> dict[_K, list[int]]:
@@ -219,6 +219,7 @@ class PricedCalls:
     cache_write_tokens: list[int]
     cost_array: Any  # ``cost`` and ``savings`` as ``float64`` arrays, for ``group_sums``
     savings_array: Any
+    arrays: dict[str, Any]  # the integer columns as ``int64`` arrays, by name
 
     def __len__(self) -> int:
         return len(self.session)
@@ -259,6 +260,20 @@ def priced_tables(built: Any, provider: Any) -> PricedTables:
     tokens = {name: built.tokens[name].tolist() for name in _TOKENS}
     names = provider.values
     tools = built.tools.data
+    unpriced = [0 if p else 1 for p in priced]
+    priced_usage = [1 if p and u else 0 for p, u in zip(priced, has_usage, strict=True)]
+    failed = [0 if e is None else 1 for e in calls["error_kind"]]
+    tool = [1 if s == "tool" else 0 for s in calls["source"]]
+    arrays = {
+        name: np.asarray(values, dtype=np.int64)
+        for name, values in (
+            ("unpriced", unpriced),
+            ("priced_usage", priced_usage),
+            ("failed", failed),
+            ("tool", tool),
+        )
+    }
+    arrays.update((name, np.asarray(built.tokens[name], dtype=np.int64)) for name in _TOKENS)
     return PricedTables(
         calls=PricedCalls(
             session=list(calls["session"]),
@@ -270,15 +285,16 @@ def priced_tables(built: Any, provider: Any) -> PricedTables:
             model=[m if m is not None else "" for m in calls["model"]],
             provider=[names[c] if c >= 0 else "" for c in provider.codes.tolist()],
             time_ns=list(calls["time"]),
-            failed=[0 if e is None else 1 for e in calls["error_kind"]],
-            tool=[1 if s == "tool" else 0 for s in calls["source"]],
+            failed=failed,
+            tool=tool,
             cost=cost,
-            unpriced=[0 if p else 1 for p in priced],
-            priced_usage=[1 if p and u else 0 for p, u in zip(priced, has_usage, strict=True)],
+            unpriced=unpriced,
+            priced_usage=priced_usage,
             savings=found.cache_savings_usd.tolist(),
             **tokens,
             cost_array=np.asarray(cost, dtype=np.float64),
             savings_array=np.asarray(found.cache_savings_usd, dtype=np.float64),
+            arrays=arrays,
         ),
         run_session=list(built.runs.data["session"]),
         run_index=list(built.runs.data["run_index"]),
@@ -318,36 +334,48 @@ def _cost(usd: float, unpriced: int, priced_usage: int) -> Cost:
 
 def _costs(calls: PricedCalls, groups: Sequence[Sequence[int]]) -> list[Cost]:
     """Each group's ``Cost``."""
-    unpriced, priced = calls.unpriced, calls.priced_usage
-    return [
-        _cost(usd, sum([unpriced[i] for i in rows]), sum([priced[i] for i in rows]))
-        for usd, rows in zip(group_sums(groups, calls.cost_array), groups, strict=True)
-    ]
+    usd, unpriced, priced = group_sums(
+        groups, calls.cost_array, calls.arrays["unpriced"], calls.arrays["priced_usage"]
+    )
+    return [_cost(*sums) for sums in zip(usd, unpriced, priced, strict=True)]
+
+
+#: The integer columns of ``PricedCalls`` a group's ``Totals`` sums.
+_SUMMED = ("unpriced", "priced_usage", "failed", "tool", *_TOKENS)
 
 
 def _totals(calls: PricedCalls, groups: Sequence[Sequence[int]]) -> list[Totals]:
     """Each group's ``Totals``."""
+    arrays = calls.arrays
+    usd, savings, *sums = group_sums(
+        groups, calls.cost_array, calls.savings_array, *(arrays[name] for name in _SUMMED)
+    )
     model, unpriced = calls.model, calls.unpriced
-    return [
-        Totals(
-            model_calls=len(rows),
-            failed_calls=sum([calls.failed[i] for i in rows]),
-            tool_model_calls=sum([calls.tool[i] for i in rows]),
-            input_tokens=sum([calls.input_tokens[i] for i in rows]),
-            output_tokens=sum([calls.output_tokens[i] for i in rows]),
-            cache_read_tokens=sum([calls.cache_read_tokens[i] for i in rows]),
-            cache_write_tokens=sum([calls.cache_write_tokens[i] for i in rows]),
-            cost=cost,
-            unpriced_models=tuple(sorted({model[i] or "(no model)" for i in rows if unpriced[i]})),
-            cache_savings_usd=savings if savings == savings else math.nan,  # one call's NaN
+    out = []
+    for i, rows in enumerate(groups):
+        left, priced, failed, tool, input_tokens, output_tokens, read, written = (
+            column[i] for column in sums
         )
-        for rows, cost, savings in zip(
-            groups,
-            _costs(calls, groups),
-            group_sums(groups, calls.savings_array),
-            strict=True,
+        saved = savings[i]
+        out.append(
+            Totals(
+                model_calls=len(rows),
+                failed_calls=failed,
+                tool_model_calls=tool,
+                input_tokens=input_tokens,
+                output_tokens=output_tokens,
+                cache_read_tokens=read,
+                cache_write_tokens=written,
+                cost=_cost(usd[i], left, priced),
+                unpriced_models=tuple(
+                    sorted({model[r] or "(no model)" for r in rows if unpriced[r]})
+                )
+                if left
+                else (),
+                cache_savings_usd=saved if saved == saved else math.nan,  # one call's NaN
+            )
         )
-    ]
+    return out
 
 
 def totals_by_session(calls: PricedCalls) -> dict[str, Totals]:
@@ -424,7 +452,7 @@ def tool_rows_by_session(tables: PricedTables) -> dict[str, list[ToolRow]]:
     outcome, model_calls = tables.tool_outcome, tables.tool_model_calls
     cost, unpriced, ids = tables.tool_cost, tables.tool_unpriced, tables.tool_call_id
     groups = sorted(_groups(zip(tables.tool_session, tables.tool_name, strict=True)).items())
-    costs = group_sums([rows for _, rows in groups], np.asarray(cost, dtype=np.float64))
+    (costs,) = group_sums([rows for _, rows in groups], np.asarray(cost, dtype=np.float64))
     for ((session, tool), rows), usd in zip(groups, costs, strict=True):
         kinds = [outcome[i] for i in rows]
         made = sum([model_calls[i] for i in rows])
