@@ -1,7 +1,7 @@
 """CPU time of each process of ``sessiontools report LOG`` on one large log read in two
 (issue 13): a measure of the critical path that holds on a busy machine.
 
-    python benchmarks/report_split_cpu.py LOG [--repeat K]
+    python benchmarks/report_split_cpu.py LOG [--repeat K] [--cut AT]
 
 Runs the command (``sessiontools._cli.main``) in a fresh ``python`` child, K times, with
 ``sessiontools._parallel.split.read_in_two`` watched: this process's CPU time when it has
@@ -40,6 +40,9 @@ def watching(reader, path, at, job, idle=None, hooks=None):
     marks["way"] = way[0]
     return way
 split.read_in_two = watching
+if sys.argv[2] != "default":
+    from sessiontools._html import read
+    read.REPORT_CUT_AT = float(sys.argv[2])
 from sessiontools._cli.main import main
 with tempfile.TemporaryDirectory() as tmp:
     main(["report", sys.argv[1], "--out", os.path.join(tmp, "r.html")])
@@ -63,10 +66,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("log", help="a log of 8 MB or more")
     parser.add_argument("--repeat", type=int, default=3, metavar="K", help="runs (3)")
+    parser.add_argument(
+        "--cut", default="default", metavar="AT", help="where to cut (REPORT_CUT_AT: 0.2)"
+    )
     args = parser.parse_args(argv)
     for _ in range(args.repeat):
         out = subprocess.run(
-            [sys.executable, "-c", CHILD, args.log], capture_output=True, text=True, check=True
+            [sys.executable, "-c", CHILD, args.log, args.cut],
+            capture_output=True,
+            text=True,
+            check=True,
         )
         print(out.stdout.strip())
     return 0

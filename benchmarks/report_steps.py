@@ -4,14 +4,16 @@
 
 Runs what the command runs (``sessiontools/_cli/report.py``: find the logs, start
 ``ReportReads``, ``read_now`` (without a pool: the logs read here, a large one in two
-processes, importing meanwhile), import genai-prices, pandas (``sessiontools._html.collect``)
-and Jinja2 (``render``), ``collect_report``, ``render_report_html``), K times, each in a
-fresh ``python`` child, and prints the seconds of each step: ``start`` (this script's imports
-of sessiontools, after the interpreter's own start), ``read_now`` (with its ``idle``
-imports), ``imports`` (what is left of them), ``read`` (until the last log's read is taken:
-with a pool, what the imports did not hide), ``tables`` (``cost_tables``), ``views`` (the
-rest of ``collect_report``), ``render``. ``--workers`` is ``ReportReads``'
-(default: the command's choice, ``None``).
+processes, importing meanwhile), import genai-prices, ``sessiontools._html.collect`` and
+Jinja2 (``render``), ``collect_report``, ``render_report_html``), K times, each in a fresh
+``python`` child, and prints the seconds of each step: ``start`` (this script's imports of
+sessiontools, after the interpreter's own start), ``read_now`` (with its ``idle`` imports),
+``imports`` (what is left of them), ``read`` (until the last log's read is taken: with a
+pool, what the imports did not hide), ``tables`` (the cost tables priced; ``cost_tables``
+in a tree from before the report summed them without pandas), ``views`` (the rest of
+``collect_report``), ``render``. ``--workers`` is ``ReportReads``' (default: the command's
+choice, ``None``). To time an earlier tree, run this script from outside any checkout (the
+child's working directory is first on its ``sys.path``) with ``PYTHONPATH=TREE``.
 """
 
 from __future__ import annotations
@@ -45,13 +47,24 @@ with paused_gc():
     from sessiontools._html import collect
     from sessiontools._html.render import render_report_html
     at["imports"] = time.perf_counter()
-    tables = collect.cost_tables
-    def timed(*args, **kwargs):
-        at["read"] = time.perf_counter()
-        made = tables(*args, **kwargs)
-        at["tables"] = time.perf_counter()
-        return made
-    collect.cost_tables = timed
+    if hasattr(collect, "cost_tables"):  # a tree before the tables were made without pandas
+        tables = collect.cost_tables
+        def timed(*args, **kwargs):
+            at.setdefault("read", time.perf_counter())
+            made = tables(*args, **kwargs)
+            at.setdefault("tables", time.perf_counter())
+            return made
+        collect.cost_tables = timed
+    else:
+        builder, priced = collect._Builder, collect._priced_tables
+        def started(*args, **kwargs):
+            at.setdefault("read", time.perf_counter())
+            return builder(*args, **kwargs)
+        def timed(*args, **kwargs):
+            made = priced(*args, **kwargs)
+            at.setdefault("tables", time.perf_counter())
+            return made
+        collect._Builder, collect._priced_tables = started, timed
     data = collect.collect_report(reads, prices=book, skip_damaged=True)
     at["views"] = time.perf_counter()
     html = render_report_html(data)

@@ -1,7 +1,7 @@
 """``sessiontools report``: the HTML report of sessions (``sessiontools._html``).
 
-Registered on the command group by ``sessiontools._cli.main``; Jinja2, pandas and genai-prices
-load only when the command runs.
+Registered on the command group by ``sessiontools._cli.main``; Jinja2 and genai-prices load
+only when the command runs (pandas never: the report sums its tables without it).
 """
 
 from __future__ import annotations
@@ -105,8 +105,8 @@ def report(
             _warnings_to_stderr("report"),
             _progress(len(found)) as step,
         ):
-            # ... while this process loads pandas, genai-prices (the price book asks it) and
-            # Jinja2, which only this command needs. A large log read here is read in two
+            # ... while this process loads genai-prices (the price book asks it) and Jinja2,
+            # which only this command needs. A large log read here is read in two
             # processes: this one loads them while the child reads the second part.
             reads.idle = _load_report_modules
             reads.read_now()
@@ -143,7 +143,7 @@ def report(
 
 
 def _load_report_modules() -> None:
-    """Import what the report needs once the logs are read: pandas, genai-prices, Jinja2."""
+    """Import what the report needs once the logs are read: genai-prices, numpy, Jinja2."""
     import genai_prices  # noqa: F401
 
     from .._html import collect, render  # noqa: F401

@@ -3,8 +3,9 @@
 
 Each log is read once (``sessiontools._html.read``): its runs are folded once, and both its
 marks (one per span of the traces export) and the rows of the cost tables are made of them.
-The cost tables of all the logs are then made of those rows (``cost_tables``, priced by one
-``PriceBook``, as ``read_costs`` makes them), and each mark takes its cost from them. A run
+The cost tables of all the logs are then made of those rows (priced by one ``PriceBook``,
+as ``read_costs`` makes them: ``cost_tables``' steps without its pandas frames, the sums in
+``sessiontools._html.costs``), and each mark takes its cost from them. A run
 that the tables counted from another log (a session and a transcript of one of its runs given
 together) is priced from its own log's rows for its own section, while the overview counts it
 once.
@@ -17,10 +18,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .._cost.build import _problem
-from .._cost.frames import PriceSource, SkippedLog, call_arrays, cost_tables
+from .._cost.build import (
+    Built,
+    PriceSource,
+    SkippedLog,
+    _Builder,
+    _problem,
+    call_arrays,
+    check_reported,
+)
 from .._cost.groups import check_sums
 from .._cost.price_book import PriceBook
+from .._cost.pricing import match_providers
 from .._cost.rows import Logs, _LogRows
 from .._errors import SessionToolsWarning
 from .._fast import fast_maker
@@ -176,25 +185,21 @@ class ReportData:
 
 @dataclass
 class _Costs:
-    """The cost frames' numbers for the marks, by the keys of the entries they stand for."""
+    """The cost tables' numbers for the marks, by the keys of the entries they stand for."""
 
     calls: dict[tuple[str, str, int, int], Cost]
     runs: dict[tuple[str, int], Cost]
     tools: dict[tuple[str, int, str], Cost]
-    present: set[tuple[str, int]]  # (session, run index) of the runs the frames hold
+    present: set[tuple[str, int]]  # (session, run index) of the runs the tables hold
 
     @classmethod
-    def of(cls, tables: Any) -> tuple[_Costs, Any]:
-        frame = money.with_savings(tables.model_calls)
-        runs = tables.runs
-        return (
-            cls(
-                money.call_costs(frame),
-                money.run_costs(frame),
-                money.tool_call_costs(frame),
-                set(zip(runs["session"].tolist(), runs["run_index"].tolist(), strict=True)),
-            ),
-            frame,
+    def of(cls, tables: money.PricedTables) -> _Costs:
+        calls = tables.calls
+        return cls(
+            money.call_costs(calls),
+            money.run_costs(calls),
+            money.tool_call_costs(calls),
+            set(zip(tables.run_session, tables.run_index, strict=True)),
         )
 
     def of_mark(self, name: str, run_index: int, key: CostKey) -> Cost | None:
@@ -218,24 +223,31 @@ class _Sections:
     by_tool: dict[str, list[ToolRow]]
 
     @classmethod
-    def of(cls, tables: Any) -> tuple[_Sections, Any]:
-        costs, frame = _Costs.of(tables)
-        sections = cls(
-            costs,
-            money.totals_by(frame, ["session"]),
-            money.model_rows_by_session(frame),
-            money.tool_rows_by_session(tables.tool_calls),
+    def of(cls, tables: money.PricedTables) -> _Sections:
+        return cls(
+            _Costs.of(tables),
+            money.totals_by_session(tables.calls),
+            money.model_rows_by_session(tables.calls),
+            money.tool_rows_by_session(tables),
         )
-        return sections, frame
 
     @classmethod
     def alone(cls, rows: _LogRows, book: PriceBook) -> _Sections:
         """A log's own tables, for a log some of whose runs the shared tables counted from
         another log."""
+        builder = _Builder()
+        builder.add(rows)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SessionToolsWarning)  # said once already
-            tables = cost_tables([rows], prices=book)
-        return cls.of(tables)[0]
+            return cls.of(_priced_tables(builder.priced(book), book))
+
+
+def _priced_tables(built: Built, book: PriceBook) -> money.PricedTables:
+    """What the report reads of the cost tables (``money.priced_tables``): the columns
+    ``read_costs``' frames are made of, with the providers its frames give."""
+    return money.priced_tables(
+        built, match_providers(built.provider, built.model, built.time_ns, book)
+    )
 
 
 def collect_report(
@@ -320,14 +332,17 @@ def _collect(
                 warnings.warn(category(message), stacklevel=3)  # collect_report's caller
             if progress is not None:
                 progress(read.name)
-    tables = cost_tables(
-        [read.rows for read in kept if read.rows is not None],
-        prices=book,
-        skipped=skipped,
-        said=said,
-    )
-    check_sums(call_arrays(tables.model_calls))  # the totals add the counts of every log up
-    shared, frame = _Sections.of(tables)
+    # The cost tables of every log, each run once, priced as ``read_costs`` prices them
+    # (``cost_tables``' steps, without its frames: the report needs no pandas).
+    builder = _Builder()
+    for read in kept:
+        if read.rows is not None:
+            builder.add(read.rows)
+    built = builder.priced(book)
+    tables = _priced_tables(built, book)
+    said.extend(check_reported(built, stacklevel=1))  # warned where cost_tables warned
+    check_sums(call_arrays(built, book))  # the totals add the counts of every log up
+    shared = _Sections.of(tables)
     sessions: list[SessionView] = []
     for read in kept:
         assert read.rows is not None
@@ -335,19 +350,18 @@ def _collect(
         if any((read.name, run.index) not in shared.costs.present for run in read.runs):
             own = _Sections.alone(read.rows, book)
         sessions.append(_session_view(read, len(sessions) + 1, own))
-    everything = money.totals_by(frame, []).get((), money.EMPTY_TOTALS)
     runs = sorted(
         ((s, r) for s in sessions for r in s.runs),
         key=lambda sr: (-sr[1].cost.usd, sr[0].number, sr[1].index),
     )
     return ReportData(
         sessions=tuple(sessions),
-        skipped=tables.skipped,
-        warnings=tables.warnings,
+        skipped=tuple(skipped),
+        warnings=tuple(said),
         content=reads.content,
-        totals=everything,
-        counts=money.counts(tables.runs, tables.tool_calls),
-        day_model_costs=tuple(money.day_model_costs(frame)),
+        totals=money.totals(tables.calls),
+        counts=money.counts(tables),
+        day_model_costs=tuple(money.day_model_costs(tables.calls)),
         costliest_runs=tuple((s.number, r.index) for s, r in runs[:10] if r.cost.usd > 0),
     )
 

@@ -47,8 +47,9 @@ from .._log.entries import (
     ToolResultEntry,
 )
 from .._log.limits import check_run
-from .._log.reader import MAX_LINE_BYTES, LogReader, printable, shown_name
+from .._log.reader import MAX_LINE_BYTES, ExportReader, LogReader, printable, shown_name
 from .._log.sources import LogStream, Unlisted, default_conversation_id
+from .._log.views import DecisionView, ToolResultView
 from .._log.warnings import Warnings
 from .._model.fold import RecordingCalls, SessionFold, iter_runs
 from .._model.runs import LabelSource, Run, ToolCallRecord
@@ -264,7 +265,8 @@ def read_log(
     Returns:
         The ``LogRead``; a log that cannot be read has ``error`` set (a ``LogError``, an
         ``OSError``, or a ``UsageConventionError`` of a negative count), and what was read of
-        it is dropped. The log is read as the exports read it (``LogReader(export=True)``):
+        it is dropped. The log is read as the exports read it (``ExportReader``; with
+        ``content``, ``LogReader(export=True)``, which keeps every payload):
         what an export cannot hold is an ``EntryError`` naming its line. A ``Session``'s runs
         are checked the same way, and raise (``UsageConventionError``, ``OutOfRangeError``)
         as ``read_costs`` raises them.
@@ -317,7 +319,10 @@ def _read_log(
         warnings.simplefilter("always", SessionToolsWarning)
         try:
             source = item.file if isinstance(item, LogStream) else item
-            with LogReader(source, name=name, export=True, max_line_bytes=max_line_bytes) as log:
+            # Without the conversation, the log is read as the exports read it (typed: an
+            # entry's payload holds what the fold reads); with it, every payload in full.
+            reader = LogReader if content else ExportReader
+            with reader(source, name=name, export=True, max_line_bytes=max_line_bytes) as log:
                 tap = _Tap(content)
                 if isinstance(item, LogStream):
                     fold = SessionFold(log.name, warnings=log.sink)
@@ -518,9 +523,16 @@ def _close(
     read.label_changes = tuple(changes)
 
 
+#: The payloads that can give labels: a labels entry, a decision, a tool result (as
+#: ``LogReader`` gives them, or as an ``ExportReader``'s views).
+_LABELLED = frozenset((LabelsEntry, DecisionEntry, ToolResultEntry, DecisionView, ToolResultView))
+
+
 class _Tap:
     """Passes a log's entries on, noting what runs do not keep: when each entry that can give
-    labels was written, and (with ``content``) each entry's conversation."""
+    labels was written, and (with ``content``) each entry's conversation. The entries are an
+    ``ExportReader``'s without ``content`` (decisions and tool results as their views, which
+    hold their labels), else a ``LogReader``'s."""
 
     def __init__(self, content: bool) -> None:
         self.content = content
@@ -532,11 +544,10 @@ class _Tap:
         label_times = self.label_times
         for entry in entries:
             payload = entry.payload
-            kind = payload.__class__
-            if (
-                kind is LabelsEntry or kind is DecisionEntry or kind is ToolResultEntry
-            ) and payload.labels:  # type: ignore[union-attr]
-                label_times[entry.seq] = entry.time_unix_nano
+            if payload.__class__ in _LABELLED:
+                labelled: Any = payload  # one that can give labels, or its view
+                if labelled.labels:
+                    label_times[entry.seq] = entry.time_unix_nano
             if self.content:
                 self.items.extend(_content(entry, self.tools))
             yield entry
@@ -692,7 +703,7 @@ class ReportReads:
 
     With ``workers`` 1 each log is read here when its turn comes. Otherwise a pool of
     processes (``sessiontools._parallel.pool``) starts now and is handed every path: the
-    caller can import what it needs next (pandas, genai-prices, Jinja2) while they read.
+    caller can import what it needs next (genai-prices, Jinja2) while they read.
     ``None`` chooses: a pool from ``PARALLEL_FROM`` paths on, or for two paths or more that add
     up to ``SPLIT_FROM_BYTES`` (8 MB) or more, when two cores are free; one process per
     available core, at most ``MAX_WORKERS`` and at most one per path. One log is read here:

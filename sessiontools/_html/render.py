@@ -41,7 +41,7 @@ import jinja2
 import orjson
 from markupsafe import Markup, escape
 
-from .._cost.frames import PriceSource
+from .._cost.build import PriceSource
 from .._cost.rows import Logs
 from .._log.reader import MAX_LINE_BYTES, printable
 from .._otel.spans import STATUS_CODE_ERROR, AttributeValue

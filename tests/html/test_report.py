@@ -30,6 +30,8 @@ from sessiontools import (
     LogReader,
     PriceBook,
     Session,
+    SessionBuilder,
+    Usage,
     collect_report,
     cost_by,
     read_costs,
@@ -39,6 +41,7 @@ from sessiontools import (
     report_html,
 )
 from sessiontools._cli.main import cli
+from sessiontools._cost.groups import METRICS
 from sessiontools._html.costs import cache_hit_rate
 from sessiontools._html.render import money, unpack, usd
 from sessiontools._log.reader import printable
@@ -927,8 +930,9 @@ def test_how_many_processes_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 
 
 def test_the_command_reads_while_it_imports(tmp_path: Path) -> None:
-    """`sessiontools report` starts reading (its pool) before it loads pandas, genai-prices
-    and Jinja2, which it then loads while the logs are read."""
+    """`sessiontools report` starts reading (its pool) before it loads genai-prices and
+    Jinja2, which it then loads while the logs are read; it never loads pandas (its tables
+    are summed without it: sessiontools._html.costs)."""
     code = (
         "import sys, io\n"
         "from sessiontools._html import read\n"
@@ -954,7 +958,7 @@ def test_the_command_reads_while_it_imports(tmp_path: Path) -> None:
         timeout=120,
     )  # fmt: skip
     assert got.returncode == 0, got.stderr
-    assert got.stdout == "[[], True] ['genai_prices', 'jinja2', 'pandas']\n"
+    assert got.stdout == "[[], True] ['genai_prices', 'jinja2']\n"
 
 
 def test_a_log_kept_compressed(tmp_path: Path) -> None:
@@ -1060,8 +1064,8 @@ def test_warnings_of_the_work_done_while_the_child_reads_are_not_the_logs(
 
 def test_the_command_reads_a_large_log_in_two_and_imports_meanwhile(tmp_path: Path) -> None:
     """`sessiontools report` reads a log of SPLIT_FROM_BYTES or more in two processes (a
-    forked child reads the second part) and loads pandas, genai-prices and Jinja2 while the
-    child reads; the report is the one of one process."""
+    forked child reads the second part) and loads genai-prices and Jinja2 while the child
+    reads (never pandas); the report is the one of one process."""
     log = tmp_path / "big.jsonl"
     log.write_bytes(built_log(400))
     code = (
@@ -1094,6 +1098,90 @@ def test_the_command_reads_a_large_log_in_two_and_imports_meanwhile(tmp_path: Pa
         timeout=120,
     )
     assert got.returncode == 0, got.stderr
-    assert got.stdout == "[[], ['genai_prices', 'jinja2', 'pandas'], 'child']\n"
+    assert got.stdout == "[[], ['genai_prices', 'jinja2'], 'child']\n"
     one = quiet_report(log, workers=1)
     assert out.read_bytes() == one
+
+
+def _money_log(seed: int) -> bytes:
+    """A session whose turns alternate, unevenly, between two models of each provider, with
+    token counts that make costs of many decimals (genai-prices' real prices)."""
+    r = random.Random(seed)
+    b = SessionBuilder("2026-10-18T23:59:00+00:00", seed=f"money-{seed}")
+    for i in range(12):
+        b.run(f"task {i}")
+        for _ in range(r.randint(1, 4)):
+            usage = Usage(r.randint(1, 90_000), r.randint(1, 4_000), r.randint(0, 50_000))
+            if r.random() < 0.5:
+                b.anthropic(text="ok", model=r.choice(["claude-sonnet-4-5", "claude-opus-4-1"]),
+                            usage=usage)  # fmt: skip
+            else:
+                b.openai(text="ok", model=r.choice(["gpt-5", "gpt-5-mini"]), usage=usage)
+        b.run_ended()
+    return b.to_bytes()
+
+
+def test_the_report_sums_money_as_sessiontools_cost_does(tmp_path: Path) -> None:
+    """Every sum of money the report shows is the float `cost_by` gives for the same group
+    (the code `sessiontools cost` groups with): a session's total, a run's, a model's within
+    a session, a day's and model's, and the total of all. The report summed them with pandas
+    before, which compensates the sum when the rows of a group are not together (the models
+    within a session), and so could show a figure one unit off `sessiontools cost`'s in its
+    last digit (on the 1,000 logs of the benchmark: two model rows)."""
+    for seed in range(4):
+        (tmp_path / f"s{seed}.jsonl").write_bytes(_money_log(seed))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        data = collect_report(tmp_path)
+        calls = read_costs(tmp_path).model_calls
+
+    def by(*keys: str) -> dict[tuple[Any, ...], float]:
+        frame = cost_by(calls, list(keys))
+        columns = [frame[k].tolist() for k in frame.columns if k not in METRICS]
+        return dict(zip(zip(*columns, strict=True), frame["cost_usd"].tolist(), strict=True))
+
+    sessions = by("session")
+    models = by("session", "model", "provider")
+    runs = by("run")
+    days = by("day", "model")
+    assert len(models) > 2 * len(sessions) and len(days) > 4
+    for s in data.sessions:
+        assert s.totals.cost.usd == sessions[(s.name,)]
+        for row in s.by_model:
+            assert row.cost.usd == models[(s.name, row.model, row.provider)]
+        for run in s.runs:
+            assert run.cost.usd == runs[(s.name, run.index)]
+    for day, model, cost in data.day_model_costs:
+        assert cost.usd == days[(day, model)]
+    assert data.totals.cost.usd == cost_by(calls, "session").attrs["total"]["cost_usd"]
+
+
+def test_without_content_a_log_is_read_as_the_export_reads_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Without --content the report reads a log with the exports' typed decoding
+    (`ExportReader`: msgspec views of the lines most entries are, about a third less time
+    than decoding every payload); with --content, every payload in full. The label times
+    (from labels entries, decisions and tool results, which the views hold) and everything
+    else the report shows are the same either way."""
+    from sessiontools._html import read as report_read
+    from sessiontools._log import views
+
+    decoded: list[int] = []
+    real = views.decode_view
+
+    def counting(line: bytes, number: int) -> Any:
+        decoded.append(number)
+        return real(line, number)
+
+    monkeypatch.setattr(views, "decode_view", counting)
+    log = SESSIONS / "13_labels_and_pins.jsonl"
+    typed = report_read.read_log(log)
+    assert len(decoded) > 5
+    decoded.clear()
+    full = report_read.read_log(log, content=True)
+    assert decoded == []
+    assert typed.label_changes == full.label_changes
+    assert any(c.time_unix_nano is not None and c.kind == "tool" for c in typed.label_changes)
+    assert any(c.time_unix_nano is not None and c.kind != "tool" for c in typed.label_changes)
+    assert [r.marks for r in typed.runs] == [r.marks for r in full.runs]
