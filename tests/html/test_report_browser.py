@@ -658,6 +658,48 @@ def test_a_report_of_many_sessions_is_unpacked_with_every_mark(
     again.close()
 
 
+def at_top(page: Any, ident: str) -> tuple[float, float, float]:
+    """Where the element ``ident`` is: its top in the window, how far the page is scrolled, and
+    how far it can be."""
+    top, scrolled, bottom = page.locator(f"#{ident}").evaluate(
+        "e => [e.getBoundingClientRect().top, scrollY,"
+        " document.documentElement.scrollHeight - innerHeight]"
+    )
+    return float(top), float(scrolled), float(bottom)
+
+
+#: Sessions and runs of the report of testdata/sessions that a trial opened at their address
+#: and found 59 to 825 px off (the sections laid out as they came near moved them).
+ADDRESSES = ["s2", "s5", "s9", "s13", "s14", "s2-r3", "s7-r1", "s12-r0"]
+
+
+def test_a_packed_report_opened_at_an_address_stays_there(browser: Any, tmp_path: Path) -> None:
+    """Opened at a session's or a run's address (``#s14``, ``#s7-r1``), a report of many
+    sessions shows it at the top of the window once unpacked, and it stays there while the
+    sections near it are laid out (or the page is at its end, for one too short to reach the
+    top)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        html = report_html([p for p in sorted(SESSIONS.glob("*.jsonl")) if "damaged" not in p.name])
+    out = tmp_path / "many.html"
+    out.write_bytes(html)
+    for ident in ADDRESSES:
+        page = browser.new_page()
+        page.goto(out.resolve().as_uri() + "#" + ident, wait_until="load")
+        drawn(page)
+        page.wait_for_timeout(1200)  # the page watches for a second; then it must hold still
+        top, scrolled, bottom = at_top(page, ident)
+        assert scrolled > 0 and (abs(top) <= 1 or (0 < top < 900 and abs(scrolled - bottom) < 2)), (
+            ident,
+            top,
+            scrolled,
+            bottom,
+        )
+        page.wait_for_timeout(300)
+        assert at_top(page, ident) == (top, scrolled, bottom), ident
+        page.close()
+
+
 @pytest.mark.parametrize("content", [False, True], ids=["plain", "content"])
 def test_many_sessions_unpacked_hold_no_content_and_run_no_script(
     browser: Any, tmp_path: Path, content: bool

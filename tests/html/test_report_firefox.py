@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 import warnings
 from collections import Counter
 from collections.abc import Iterator
@@ -171,3 +172,31 @@ def test_the_checks_see_a_request_a_console_entry_and_a_script(
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_firefox_opens_a_packed_report_at_an_address(browser: Firefox, tmp_path: Path) -> None:
+    """A run's address (``#s12-r0``) in a report of many sessions: Firefox left the page at its
+    top (the run inside a section not laid out yet); a session's, too."""
+    out = _write(
+        tmp_path, "r.html", [p for p in sorted(SESSIONS.glob("*.jsonl")) if "damaged" not in p.name]
+    )
+    page = browser.new_page()
+    for ident in ["s12-r0", "s7-r1", "s2-r3", "s9", "s14"]:
+        page.firefox.call(
+            "browsingContext.navigate",
+            {
+                "context": page.context,
+                "url": out.resolve().as_uri() + "#" + ident,
+                "wait": "complete",
+            },
+        )
+        page.drawn()
+        time.sleep(1.2)  # the page watches for a second
+        top, scrolled = page.evaluate(
+            f"[document.getElementById({json.dumps(ident)}).getBoundingClientRect().top, scrollY]"
+        )
+        assert scrolled > 0 and abs(top) <= 1, (ident, top, scrolled)
+        page.firefox.call(
+            "browsingContext.navigate",
+            {"context": page.context, "url": "about:blank", "wait": "complete"},
+        )

@@ -29,10 +29,45 @@
       box.insertAdjacentHTML("afterend", html);
       box.remove();
       start();
-      // a link from elsewhere to a session or run (#s3, #s3-r1): there now
-      var target = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));
-      if (target) target.scrollIntoView();
+      toHash();
     }, function (e) { failed(String(e)); });
+
+  // A link from elsewhere to a session or run (#s3, #s3-r1), now that it is in the page. The
+  // sections and runs far from the window are laid out as they come near (content-visibility),
+  // at their real heights instead of the estimates, which moves what is below them, frames
+  // after the scroll: for a second, or until the reader scrolls, types or clicks, the target is
+  // scrolled to again each frame it is not at the top of the window (or the page's end).
+  function toHash() {
+    var id;
+    try { id = decodeURIComponent(location.hash.slice(1)); } catch (e) { return; }
+    var target = id && document.getElementById(id);
+    if (!target) return;
+    var frames = 0, stopped = false;
+    function stop() { stopped = true; }
+    var events = ["wheel", "keydown", "mousedown", "touchstart"];
+    events.forEach(function (name) { window.addEventListener(name, stop, {once: true, passive: true}); });
+    function settle() {
+      if (stopped) return;
+      if (++frames > 60) {
+        events.forEach(function (name) { window.removeEventListener(name, stop); });
+        return;
+      }
+      var top = target.getBoundingClientRect().top;
+      var end = window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 1;
+      if (Math.abs(top) > 1 && !(top > 0 && end)) {
+        // a run inside a section not yet laid out: the section first, then the run
+        var section = target.closest(".session");
+        if (section && section !== target && Math.abs(section.getBoundingClientRect().top) > window.innerHeight) {
+          section.scrollIntoView();
+        } else {
+          target.scrollIntoView();
+        }
+      }
+      window.requestAnimationFrame(settle);
+    }
+    target.scrollIntoView();
+    window.requestAnimationFrame(settle);
+  }
 
   function start() {
     // Every span's facts: st-facts holds {k: shapes, s: strings, f: one record per mark, r: one
