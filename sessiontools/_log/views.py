@@ -293,7 +293,8 @@ def _message(line: _EntryView) -> MessageView | None:
     parts = payload.message.parts
     if parts:
         for part in parts:
-            if memoryview(part.text)[0] not in _TEXT:
+            text = part.text  # absent (the default itself) in most parts but text ones
+            if text is not _EMPTY and memoryview(text)[0] not in _TEXT:
                 return None
             result = part.tool_result
             if result is not None and memoryview(result.content)[0] not in _TEXT:
