@@ -23,11 +23,13 @@ from .._version import __version__
 from .ids import loaded_sha256
 from .spans import (
     _FIRST,
+    _OP_AGENT,
     _OP_CHAT,
     _OP_TOOL,
     _TOOL_ERRORS,
     _TOOL_TYPE,
     SCHEMA_URL,
+    SESSION_LABELS,
     SPAN_KIND_CLIENT,
     SPAN_KIND_INTERNAL,
     STATUS_CODE_ERROR,
@@ -38,6 +40,7 @@ from .spans import (
     _agent_span,
     _failed_spans,
     _Keyed,
+    _Order,
     _RunContext,
     _tool_spans,
     _turn_spans,
@@ -368,6 +371,84 @@ def _tool_tail(key: tuple[str, str, tuple[str, ...], bool]) -> bytes:
     return tail
 
 
+_AGENT_PARTS: dict[tuple[str, str | None, bytes, str, str, str], tuple[bytes, bytes, bytes]] = {}
+
+
+def _agent_parts(key: tuple[str, str | None, bytes, str, str, str]) -> tuple[bytes, bytes, bytes]:
+    """A run's ``invoke_agent`` span (``spans._agent_span``) of a run that ended without a
+    model error, a limit or forbidden labels: what ``_json`` writes after its span id up to its
+    start time, from its end time up to its usage, and from there up to its turn count."""
+    conversation_id, agent_name, parent, provider, request_model, reason = key
+    attrs: list[tuple[str, AttributeValue]] = [
+        _OP_AGENT,
+        ("gen_ai.conversation.id", conversation_id),
+    ]
+    if agent_name is not None:
+        attrs.append(("gen_ai.agent.name", agent_name))
+    if provider:
+        attrs.append(("gen_ai.provider.name", provider))
+    if request_model:
+        attrs.append(("gen_ai.request.model", request_model))
+    name = "invoke_agent" if agent_name is None else f"invoke_agent {agent_name}"
+    under = b'","parentSpanId":"' + hexlify(parent) + b'","name":' if parent else b'","name":'
+    parts = (
+        under + _name(name) + b',"kind":%d,"startTimeUnixNano":"' % SPAN_KIND_INTERNAL,
+        b'","attributes":[' + b",".join([_fragment(pair) for pair in attrs]) + b",",
+        b","
+        + _fragment(("agentloop.run.reason", reason))
+        + b","
+        + _key_prefix("agentloop.run.turns")
+        + b'{"intValue":"',
+    )
+    if len(_AGENT_PARTS) > 20_000:
+        _AGENT_PARTS.clear()
+    _AGENT_PARTS[key] = parts
+    return parts
+
+
+def _agent_json(ctx: _JsonContext, run: Run) -> tuple[_Order, bytes]:
+    """``spans._agent_span`` written as ``_JsonContext`` writes it, from the parts runs share
+    (``_agent_parts``), for a run that ended without a model error, a limit or forbidden
+    labels; any other run's, and one ``_json`` would refuse, is made by ``_agent_span``."""
+    outcome = run.outcome
+    start, end, turns = run.start_time_unix_nano, run.end_time_unix_nano, run.turn_count
+    usage = _usage_json(run.usage)
+    if (
+        outcome is None
+        or outcome.reason == "model_error"
+        or outcome.limit
+        or outcome.forbidden
+        or usage is None
+        or not (0 <= start <= _UINT64_MAX and 0 <= end <= _UINT64_MAX)
+        or not _INT64_MIN <= turns <= _INT64_MAX
+    ):
+        return _agent_span(ctx, run)
+    key = (
+        ctx.conversation_id,
+        ctx.agent_name,
+        ctx.parent_span_id,
+        run.provider,
+        run.request_model,
+        run.reason,
+    )
+    before, after, reason = _AGENT_PARTS.get(key) or _agent_parts(key)
+    pair = (SESSION_LABELS, run.labels)
+    labels = _FRAGMENTS.get(pair) or _fragment(pair)
+    data = b'%s%s%s%d","endTimeUnixNano":"%d%s%s%s%d"}},%s]}' % (
+        ctx.head,
+        hexlify(ctx.run_id),
+        before,
+        start,
+        end,
+        after,
+        usage,
+        reason,
+        turns,
+        labels,
+    )
+    return (start, run.start_seq, 0, 0), data
+
+
 def _turn_json(ctx: _JsonContext, run: Run, keyed: _Keyed[bytes]) -> None:
     """``spans._turn_spans`` written as ``_JsonContext`` writes each span, with the parts
     turns share written once (``_turn_parts``); a span ``_json`` would refuse is made by it."""
@@ -517,10 +598,10 @@ def run_json(
     """The spans of a run as OTLP/JSON, in order (those of ``_run_spans``, written as
     ``_span_json`` writes them), and which is its ``invoke_agent`` span (the first).
     ``options``: the conversation id, parent trace and span ids, agent name and
-    ``error_messages``, checked. ``spans.run_items`` with the spans of turns and tool calls
-    written by ``_turn_json`` and ``_tool_json``."""
+    ``error_messages``, checked. ``spans.run_items`` with the spans of runs, turns and tool
+    calls written by ``_agent_json``, ``_turn_json`` and ``_tool_json``."""
     ctx = _JsonContext(run, *options)
-    keyed: _Keyed[bytes] = [_agent_span(ctx, run)]
+    keyed: _Keyed[bytes] = [_agent_json(ctx, run)]
     _turn_json(ctx, run, keyed)
     _failed_spans(ctx, run, keyed)
     _tool_json(ctx, run, keyed)

@@ -912,11 +912,11 @@ _ODD = 'a"b\\c</script>\u2028é'  # a name JSON must escape, in each part writte
 def test_the_parts_spans_share_are_written_as_each_span_writes_them(
     tmp_path: Path, options: dict[str, Any]
 ) -> None:
-    """The export writes the ``chat`` spans of turns and of the calls tools made, and the
-    ``execute_tool`` spans, from parts written once for many spans (``otlp_json._turn_json``,
-    ``_tool_json``): the same bytes as each ``Span`` encoded, for random logs (crashes,
-    resumed calls, denials, refusals, tool errors, labels, failed calls) and the sample logs,
-    with names JSON escapes and parent ids."""
+    """The export writes the ``invoke_agent`` spans, the ``chat`` spans of turns and of the
+    calls tools made, and the ``execute_tool`` spans, from parts written once for many spans
+    (``otlp_json._agent_json``, ``_turn_json``, ``_tool_json``): the same bytes as each
+    ``Span`` encoded, for random logs (crashes, resumed calls, denials, refusals, tool errors,
+    labels, failed calls) and the sample logs, with names JSON escapes and parent ids."""
     paths = [tmp_path / f"r{i}.jsonl" for i in range(120)]
     for i, path in enumerate(paths):
         path.write_bytes(random_log(random.Random(i)))
