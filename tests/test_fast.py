@@ -235,3 +235,33 @@ def test_fast_maker_compiles_its_constructor_on_the_first_call() -> None:
         make(1, 2, 3)  # every field, positionally, as before
     other = fast_maker(Usage)  # a maker of its own, still a stand-in
     assert other.__code__.co_varnames == ("args",) and other(0, 0, 0, 0) == Usage()
+
+
+def test_fast_maker_makes_a_twin_then_the_class() -> None:
+    """A maker sets the slots of a value of a twin class (no frozen ``__setattr__``) and then
+    makes it a value of the class by assigning ``__class__``: a third of the time of calling
+    each slot's ``__set__``. A class with a base of its own is made the slower way. Either
+    way the value is the class's, equal to one its ``__init__`` makes, and frozen."""
+    from sessiontools import Turn
+
+    args = (1, 2, 3, "p", "m", "n", "s", Usage(1, 2, 3, 4), ("c1",), 0, 3600)
+    make = fast_maker(Turn)
+    turn = make(*args)
+    assert "_twin" in make.__code__.co_names
+    assert type(turn) is Turn and turn == Turn(*args) and hash(turn) == hash(Turn(*args))
+    assert pickle.loads(pickle.dumps(turn)) == turn
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        turn.seq = 2  # type: ignore[misc]
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Base:
+        a: int
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Derived(Base):
+        b: int = 0
+
+    make_derived = fast_maker(Derived)
+    derived = make_derived(1, 2)
+    assert "_twin" not in make_derived.__code__.co_names
+    assert type(derived) is Derived and derived == Derived(1, 2)

@@ -12,9 +12,11 @@ a list). So what this decodes is exactly what the checked way decodes, and every
 left to it:
 
 - a value this reads is checked as the checked decoders check it: strings, booleans, integers
-  within signed 64 bits (``Int64``), arrays of strings; a string the export never reads (a
-  message's text, a result's content, a policy's reason) is not made into a Python string,
-  and is checked only to be a string or ``null`` (its first byte);
+  within signed 64 bits (``Int64``), arrays of strings; a long string the export never reads
+  (a message's text, a result's content, what it showed) is not made into a Python string,
+  and is checked only to be a string or ``null`` (its first byte); a short one (a policy's
+  reason, a refusal, a result's log, titles and references) is decoded as ``str | None``,
+  which checks the same for less than looking at that byte;
 - raw JSON Go keeps as it is (a tool call's ``input``, ``native.data``) is skipped: checked to
   be JSON, never made into Python values;
 - objects nested in a payload ignore names they do not know, as the checked decoders do.
@@ -138,7 +140,7 @@ class MessageView(Struct, forbid_unknown_fields=True, gc=False):
     usage: Usage | None = None
     stop: str = ""
     model: str = ""
-    refusal: Raw = _EMPTY
+    refusal: str | None = ""
 
 
 class DecisionView(Struct, forbid_unknown_fields=True, gc=False):
@@ -147,7 +149,7 @@ class DecisionView(Struct, forbid_unknown_fields=True, gc=False):
     call_id: str = ""
     tool: str = ""
     verdict: str = ""
-    reason: Raw = _EMPTY
+    reason: str | None = ""
     labels: tuple[str, ...] = ()
 
 
@@ -163,18 +165,18 @@ class _ModelUsageView(Struct, gc=False):
 
 
 class _SourceView(Struct, gc=False):
-    title: Raw = _EMPTY
-    ref: Raw = _EMPTY
+    title: str | None = ""
+    ref: str | None = ""
 
 
 class _DisplayView(Struct, gc=False):
     """What a result showed the operator: only checked, as the export reads none of it."""
 
-    title: Raw = _EMPTY
+    title: str | None = ""
     body: Raw = _EMPTY
     labels: tuple[str, ...] | None = None
     sources: list[_SourceView] | None = None
-    ref: Raw = _EMPTY
+    ref: str | None = ""
 
 
 class ToolResultView(Struct, forbid_unknown_fields=True, gc=False):
@@ -183,7 +185,7 @@ class ToolResultView(Struct, forbid_unknown_fields=True, gc=False):
 
     result: _ResultView | None = None
     labels: tuple[str, ...] = ()
-    log: Raw = _EMPTY
+    log: str | None = ""
     usage: tuple[_ModelUsageView, ...] = ()
     display: _DisplayView | None = None
 
@@ -282,7 +284,7 @@ def _usage(usage: Usage | None) -> Usage | None:
 
 def _message(line: _EntryView) -> MessageView | None:
     payload = line.message
-    if payload is None or payload.message is None or memoryview(payload.refusal)[0] not in _TEXT:
+    if payload is None or payload.message is None:
         return None  # null is Go's zero message: the checked decoder makes it
     usage = _usage(payload.usage)
     if usage is None:
@@ -291,7 +293,8 @@ def _message(line: _EntryView) -> MessageView | None:
     parts = payload.message.parts
     if parts:
         for part in parts:
-            if memoryview(part.text)[0] not in _TEXT:
+            text = part.text  # absent (the default itself) in most parts but text ones
+            if text is not _EMPTY and memoryview(text)[0] not in _TEXT:
                 return None
             result = part.tool_result
             if result is not None and memoryview(result.content)[0] not in _TEXT:
@@ -305,24 +308,11 @@ def _tool_result(line: _EntryView) -> ToolResultView | None:
         payload is None
         or payload.result is None
         or memoryview(payload.result.content)[0] not in _TEXT
-        or memoryview(payload.log)[0] not in _TEXT
     ):
         return None
     display = payload.display
-    if display is not None:
-        if (
-            memoryview(display.title)[0] not in _TEXT
-            or memoryview(display.body)[0] not in _TEXT
-            or memoryview(display.ref)[0] not in _TEXT
-        ):
-            return None
-        if display.sources:
-            for source in display.sources:
-                if (
-                    memoryview(source.title)[0] not in _TEXT
-                    or memoryview(source.ref)[0] not in _TEXT
-                ):
-                    return None
+    if display is not None and memoryview(display.body)[0] not in _TEXT:
+        return None
     if payload.usage:
         for model_usage in payload.usage:
             usage = _usage(model_usage.usage)
@@ -485,8 +475,6 @@ def decode_view(line: bytes, number: int) -> Entry | None:
         payload = _tool_result(view)
     elif kind == "decision":
         payload = view.decision
-        if payload is not None and memoryview(payload.reason)[0] not in _TEXT:
-            return None
     elif kind == "call_started":
         payload = view.call_started
     elif kind == "message":

@@ -52,7 +52,7 @@ from .._log.warnings import Warnings
 from .runs import _MS, FailedCall, LabelSource, Run, ToolCallRecord, ToolModelCall, Turn, _seq_of
 
 if TYPE_CHECKING:  # the payloads of content; the export reads views of them
-    from .._log.content import CallStartedEntry, DecisionEntry, MessageEntry, ToolResultEntry
+    from .._log.content import MessageEntry
 
 __all__ = ["RecordingCalls", "SessionFold", "iter_runs"]
 
@@ -244,10 +244,6 @@ class SessionFold:
         self._gathering = False
         # by entry type: a payload is a view of it on the export path (``_log.views``)
         self._handlers: dict[str, Callable[[_RunFold, Entry, Any], None]] = {
-            "message": self._message,
-            "decision": self._decision,
-            "call_started": self._started,
-            "tool_result": self._result,
             "model_error": self._failed,
             "labels": self._session_entry,
             "pins": self._session_entry,
@@ -423,24 +419,80 @@ class SessionFold:
         self._last_seq = seq
         payload: Any = entry.payload
         kind = entry.type
+        run = self._run
         if kind == "run_started":
             ended = self.finish()
             self._run = _RunFold(self._runs, entry, self.labels)
             self._runs += 1
             return ended
-        run = self._run
         if run is None:
             self._outside(entry, payload)
             return None
-        handle = self._handlers.get(kind)
-        if handle is not None:
-            handle(run, entry, payload)
-        if kind == "model_error" and payload.retry:
-            run.prev_wait_ns = payload.wait_ms * _MS
+        # The entries most lines hold are folded here, not in a handler: this is the hot path.
+        when = entry.time_unix_nano
+        if kind == "tool_result":
+            self._gathering = True
+            result = payload.result
+            call_id = result.call_id
+            rc = run.calls.get(call_id) or self._resumed(run, entry, call_id, "")
+            rc.result_time = when
+            rc.result_seq = seq
+            rc.result_offset = entry.utc_offset_seconds
+            rc.result_prev_time = run.last_time
+            rc.is_error = result.is_error
+            if payload.usage:
+                rc.model_calls = tuple(
+                    [
+                        _new_tool_model_call(i, mu.model, mu.usage)
+                        for i, mu in enumerate(payload.usage)
+                    ]
+                )
+                for mu in payload.usage:
+                    self._count(mu.usage)
+            if payload.labels:  # given as the run ends, unless the run refused the result
+                run.result_labels.append((rc, seq, payload.labels))
+            self._open_calls.pop(call_id, None)
+        elif kind == "call_started":
+            call_id = payload.call_id
+            rc = run.calls.get(call_id) or self._resumed(run, entry, call_id, "")
+            if rc.started_time is None:
+                rc.started_time = when
+        elif kind == "decision":
+            call_id = payload.call_id
+            tool = payload.tool
+            rc = run.calls.get(call_id) or self._resumed(run, entry, call_id, tool)
+            call = rc.call
+            if tool and not call.tool:
+                call.tool = tool
+            verdict = call.verdict = payload.verdict
+            if rc.decision_time is None:
+                rc.decision_time = when
+            if verdict == "allow" and payload.labels:
+                labels = payload.labels
+                rc.labels = set(labels) if rc.labels is None else rc.labels | set(labels)
+                self._add_labels(labels, LabelSource("tool", seq, call.tool, call_id))
+                run.label_events.append((seq, labels))
+        elif kind == "message":
+            index = self._messages  # _next_message, inline
+            if self._gathering:
+                self._gathering = False
+                index += 1
+            self._messages = index + 1
+            if payload.message.role == "assistant":
+                self._turn(run, entry, payload, index)
         else:
-            run.prev_wait_ns = None
-        run.last_seq = entry.seq
-        run.last_time = entry.time_unix_nano
+            handle = self._handlers.get(kind)
+            if handle is not None:
+                handle(run, entry, payload)
+            if kind == "model_error" and payload.retry:
+                run.prev_wait_ns = payload.wait_ms * _MS
+                run.last_seq = seq
+                run.last_time = when
+                run.last_offset = entry.utc_offset_seconds
+                return None
+        run.prev_wait_ns = None
+        run.last_seq = seq
+        run.last_time = when
         run.last_offset = entry.utc_offset_seconds
         if kind == "run_ended":
             self._run = None
@@ -503,20 +555,6 @@ class SessionFold:
         else:
             for tool, digest in payload.pins.items():
                 self.pins.setdefault(tool, digest)
-
-    def _message(self, run: _RunFold, entry: Entry, payload: MessageEntry) -> None:
-        index = self._messages  # _next_message, inline: this is the hot path
-        if self._gathering:
-            self._gathering = False
-            index += 1
-        self._messages = index + 1
-        if payload.message.role == "assistant":
-            self._turn(run, entry, payload, index)
-
-    def _started(self, run: _RunFold, entry: Entry, payload: CallStartedEntry) -> None:
-        rc = self._run_call(run, entry, payload.call_id, "")
-        if rc.started_time is None:
-            rc.started_time = entry.time_unix_nano
 
     def finish(self) -> Run | None:
         """End the log: return the run still open (it crashed), if any."""
@@ -605,52 +643,17 @@ class SessionFold:
             )
         )
 
-    def _run_call(self, run: _RunFold, entry: Entry, call_id: str, tool: str) -> _RunCall:
-        """The call ``entry`` is about, in this run; a call from before this run is resumed."""
-        rc = run.calls.get(call_id)
-        if rc is None:
-            call = self._open_calls.get(call_id)
-            if call is None:
-                call = _Call(call_id, tool, None, 0)
-                self._open_calls[call_id] = call
-            rc = _RunCall(call, entry.seq, 0, entry.time_unix_nano)
-            rc.resumed = True
-            run.calls[call_id] = rc
-        if tool and not rc.call.tool:
-            rc.call.tool = tool
+    def _resumed(self, run: _RunFold, entry: Entry, call_id: str, tool: str) -> _RunCall:
+        """A call ``entry`` is about that no entry of this run opened: a call from before
+        this run (resumed), or one no turn asked for."""
+        call = self._open_calls.get(call_id)
+        if call is None:
+            call = _Call(call_id, tool, None, 0)
+            self._open_calls[call_id] = call
+        rc = _RunCall(call, entry.seq, 0, entry.time_unix_nano)
+        rc.resumed = True
+        run.calls[call_id] = rc
         return rc
-
-    def _decision(self, run: _RunFold, entry: Entry, payload: DecisionEntry) -> None:
-        rc = self._run_call(run, entry, payload.call_id, payload.tool)
-        rc.call.verdict = payload.verdict
-        if rc.decision_time is None:
-            rc.decision_time = entry.time_unix_nano
-        if payload.verdict == "allow" and payload.labels:
-            rc.labels = (
-                set(payload.labels) if rc.labels is None else rc.labels | set(payload.labels)
-            )
-            self._add_labels(
-                payload.labels, LabelSource("tool", entry.seq, rc.call.tool, payload.call_id)
-            )
-            run.label_events.append((entry.seq, payload.labels))
-
-    def _result(self, run: _RunFold, entry: Entry, payload: ToolResultEntry) -> None:
-        self._gathering = True
-        rc = self._run_call(run, entry, payload.result.call_id, "")
-        rc.result_time = entry.time_unix_nano
-        rc.result_seq = entry.seq
-        rc.result_offset = entry.utc_offset_seconds
-        rc.result_prev_time = run.last_time
-        rc.is_error = payload.result.is_error
-        if payload.usage:
-            rc.model_calls = tuple(
-                _new_tool_model_call(i, mu.model, mu.usage) for i, mu in enumerate(payload.usage)
-            )
-            for mu in payload.usage:
-                self._count(mu.usage)
-        if payload.labels:  # given as the run ends, unless the run refused the result
-            run.result_labels.append((rc, entry.seq, payload.labels))
-        self._open_calls.pop(payload.result.call_id, None)
 
     def _close(self, run: _RunFold, outcome: Outcome | None) -> Run:
         end_time = run.last_time

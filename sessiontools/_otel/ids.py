@@ -37,6 +37,13 @@ def _load_sha256(data: bytes) -> Any:
 _new_sha256: Callable[[bytes], Any] = _load_sha256
 
 
+def loaded_sha256() -> Callable[[bytes], Any]:
+    """``hashlib.sha256``, loaded if it was not: for a hot loop that makes ids itself."""
+    if _new_sha256 is _load_sha256:
+        _load_sha256(b"")
+    return _new_sha256
+
+
 def _sha256(text: str) -> bytes:
     digest: bytes = _new_sha256(text.encode("utf-8")).digest()
     return digest

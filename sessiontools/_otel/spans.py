@@ -194,6 +194,7 @@ class _RunContext(Generic[T]):
     __slots__ = (
         "agent_name",
         "conv",
+        "conversation_id",
         "error_messages",
         "parent_span_id",
         "prefix",
@@ -214,6 +215,7 @@ class _RunContext(Generic[T]):
         self.prefix = _span_key_prefix(self.trace_id, conversation_id)
         self.run_id = _span_id(self.prefix, "invoke_agent", run.start_seq, 0)
         self.conv: tuple[str, AttributeValue] = ("gen_ai.conversation.id", conversation_id)
+        self.conversation_id = conversation_id
         self.parent_span_id = parent_span_id or b""
         self.agent_name = agent_name
         self.error_messages = error_messages

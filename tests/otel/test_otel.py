@@ -8,9 +8,11 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import random
 import re
 import warnings
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -47,6 +49,7 @@ from tests.helpers import (
 )
 from tests.logs import CRASH_AND_RESUME, DENY_REFUSE, ONE_TOOL, RETRIES
 from tests.otlp import SpanView, semconv_keys, span_ids_by_formula, spans, to_proto
+from tests.parallel.test_split_edges import random_log
 
 ONE_TOOL_01 = (SESSIONS / "01_one_run_tool.jsonl").read_bytes()
 RUNS_02 = (SESSIONS / "02_runs_anthropic_openai_cache.jsonl").read_bytes()
@@ -878,6 +881,63 @@ def test_the_export_writes_each_span_as_its_span_value_encodes(tmp_path: Path) -
         except SessionToolsError:
             continue
         assert data == _as_spans(log), log.name
+
+
+def _as_spans_with(path: Path, **options: Any) -> bytes:
+    """``_as_spans`` with the export's options (``trace_spans``'s names)."""
+    from sessiontools import LogReader, iter_runs
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        runs = iter_runs(LogReader(path, export=True))
+        return encode_otlp_json(trace_spans(runs, **options))
+
+
+_ODD = 'a"b\\c</script>\u2028é'  # a name JSON must escape, in each part written once
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"conversation_id": "random"},
+        {"conversation_id": _ODD, "agent_name": _ODD, "error_messages": True},
+        {
+            "conversation_id": "c",
+            "parent_trace_id": bytes(range(1, 17)),
+            "parent_span_id": bytes(range(1, 9)),
+        },
+    ],
+    ids=["plain", "odd-names", "parents"],
+)
+def test_the_parts_spans_share_are_written_as_each_span_writes_them(
+    tmp_path: Path, options: dict[str, Any]
+) -> None:
+    """The export writes the ``invoke_agent`` spans, the ``chat`` spans of turns and of the
+    calls tools made, and the ``execute_tool`` spans, from parts written once for many spans
+    (``otlp_json._agent_json``, ``_turn_json``, ``_tool_json``): the same bytes as each
+    ``Span`` encoded, for random logs (crashes, resumed calls, denials, refusals, tool errors,
+    labels, failed calls) and the sample logs, with names JSON escapes and parent ids."""
+    paths = [tmp_path / f"r{i}.jsonl" for i in range(120)]
+    for i, path in enumerate(paths):
+        path.write_bytes(random_log(random.Random(i)))
+    tool = line(3, "tool_result", result("c1", usage=[{"model": _ODD, "usage": usage(1, 2)}]))
+    odd = tmp_path / "odd.jsonl"
+    odd.write_bytes(
+        line(1, "run_started", {"prompt": "p"})
+        + line(2, "message", assistant(("c1", _ODD), provider=_ODD, model=_ODD, stop=_ODD))
+        + tool
+    )
+    compared = 0
+    for path in [*paths, odd, *logs_in_testdata()]:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                data = otlp_json(path, **options)
+        except SessionToolsError:
+            continue
+        assert data == _as_spans_with(path, **options), path.name
+        compared += 1
+    assert compared > 100
 
 
 def test_the_split_child_writes_each_run_in_one_piece() -> None:
