@@ -1185,3 +1185,21 @@ def test_without_content_a_log_is_read_as_the_export_reads_it(
     assert any(c.time_unix_nano is not None and c.kind == "tool" for c in typed.label_changes)
     assert any(c.time_unix_nano is not None and c.kind != "tool" for c in typed.label_changes)
     assert [r.marks for r in typed.runs] == [r.marks for r in full.runs]
+
+
+def test_a_session_priced_nowhere_says_unpriced_once(tmp_path: Path) -> None:
+    """A trial's report of a session whose only model has no price said "unknown (unpriced)
+    (unpriced: acme-zz-1)"; the header now says "unknown (unpriced: acme-zz-1)"."""
+    from sessiontools import FileStore, SessionBuilder, Usage
+
+    log = tmp_path / "u.jsonl"
+    with FileStore(log) as store:
+        b = SessionBuilder("2026-10-18T09:30:00+02:00", seed="u", store=store)
+        b.run("task")
+        b.anthropic("acme-zz-1", text="done", usage=Usage(10, 1))
+        b.run_ended()
+    html = quiet_report(log).decode()
+    assert "unknown (unpriced: acme-zz-1)" in html.replace('<span class="note">', "").replace(
+        "</span>", ""
+    )
+    assert "(unpriced) (unpriced" not in html.replace('<span class="note">', "")
