@@ -68,9 +68,11 @@ def handle_signals() -> None:
     """How the command takes Ctrl-C and SIGTERM (``kill``, ``timeout``, a service manager
     stopping it): it stops, cleaning up what it started (a temporary output file, other
     processes), says so in one line, and exits with 130 or 143. Signals that come while it
-    stops are ignored."""
-    signal.signal(signal.SIGINT, _interrupted)
-    signal.signal(signal.SIGTERM, _terminated)
+    stops are ignored. A signal the command was started with ignored (``nohup``, a background
+    job of a script, which ignores Ctrl-C) stays ignored, as Python leaves it."""
+    for number, handler in ((signal.SIGINT, _interrupted), (signal.SIGTERM, _terminated)):
+        if signal.getsignal(number) is not signal.SIG_IGN:
+            signal.signal(number, handler)
 
 
 def stoppable(work: Callable[[], T], stop: Callable[[], None]) -> T:
@@ -81,9 +83,10 @@ def stoppable(work: Callable[[], T], stop: Callable[[], None]) -> T:
     as ``handle_signals`` stops it (``KeyboardInterrupt``; SIGTERM: one line and 143).
     Outside the main thread, or with a signal handler of someone else's (the library's
     callers), ``work()`` runs here."""
+    was = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
     if threading.current_thread() is not threading.main_thread() or (
-        signal.getsignal(signal.SIGINT) is not _interrupted
-        or signal.getsignal(signal.SIGTERM) is not _terminated
+        was[signal.SIGINT] not in (_interrupted, signal.SIG_IGN)
+        or was[signal.SIGTERM] not in (_terminated, signal.SIG_IGN)
     ):
         return work()
     got: list[int] = []
@@ -99,16 +102,17 @@ def stoppable(work: Callable[[], T], stop: Callable[[], None]) -> T:
             outcome.append((False, e))
 
     thread = threading.Thread(target=run, name="sessiontools-work", daemon=True)
-    signal.signal(signal.SIGINT, noted)
-    signal.signal(signal.SIGTERM, noted)
+    for number, handler in was.items():
+        if handler is not signal.SIG_IGN:  # one ignored when the command started stays so
+            signal.signal(number, noted)
     try:
         thread.start()
         while thread.is_alive() and not got:
             thread.join(0.05)  # a signal comes in within this
     finally:
         if not got:
-            signal.signal(signal.SIGINT, _interrupted)
-            signal.signal(signal.SIGTERM, _terminated)
+            for number, handler in was.items():
+                signal.signal(number, handler)
     if got:
         _stopping()
         try:
