@@ -415,8 +415,10 @@ class _Status:
     def summary(self) -> None:
         self.say_new()
         self.done()
-        if self.report is not None:
-            _say(f"sessiontools otel: {self.report.summary()}")
+        from .._send.send import SendReport  # loaded: this is a send's end
+
+        # stopped before the first log was read: that nothing was sent is said too
+        _say(f"sessiontools otel: {(self.report or SendReport()).summary()}")
 
 
 def _send(

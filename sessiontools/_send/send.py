@@ -78,6 +78,7 @@ class SendReport:
         sessions: sessions read and sent (copies and unchanged logs not counted).
         copies: logs that were copies of another log given (not sent).
         unchanged: logs not read again: unchanged since the state last saw them.
+        (With ``follow``, these two are the last look's: each look finds them again.)
         runs: runs acknowledged; spans: their spans; bytes: bytes on the wire, every attempt.
         requests: requests acknowledged; retries: attempts beyond the first.
         held_back: open runs not sent (their writer holds the log's lock).
@@ -517,6 +518,8 @@ class _Sender:
             logs = session_logs(self.paths, self.conversation_id, allow_empty=self.follow)
         if not logs:
             return
+        if self.follow:  # a look's own: not summed over the looks
+            self.report.copies = self.report.unchanged = 0
         work = _Pass(logs, self.options, self.state, self.report)
         reads = [read for read in work.plan() if not self._still_damaged(read)]
         self.send(work, reads)

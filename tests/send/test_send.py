@@ -3,6 +3,7 @@ arrives, once; only what is new with a state file; open runs held back; faults."
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -522,3 +523,110 @@ def test_a_stopped_send_sums_up_then_says_it_stopped_last(
     assert lines[-1] == f"sessiontools: {word}", lines
     assert lines[-2].startswith("sessiontools otel: 1 session read"), lines
     assert "4 spans sent" in lines[-2] and sum(word in line for line in lines) == 1, lines
+
+
+def test_a_signal_ignored_when_the_command_started_stays_ignored(
+    receiver: Receiver, tmp_path: Path
+) -> None:
+    """Started with Ctrl-C ignored (a script's background job, ``nohup``-like wrappers), the
+    command lets Ctrl-C pass, as Python does, and still stops on SIGTERM; a trial's harness
+    lost a ``--follow`` this way the other way round (the command took a Ctrl-C meant for
+    others)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "s.jsonl").write_bytes(ONE_TOOL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sessiontools", "otel", str(logs), "--endpoint",
+         receiver.endpoint, "--follow"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 30
+        while not receiver.requests() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert receiver.requests(), "nothing was sent"
+        proc.send_signal(signal.SIGINT)
+        time.sleep(1.0)
+        assert proc.poll() is None, "Ctrl-C stopped a command started with it ignored"
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 143, err.decode()
+    assert err.decode().splitlines()[-1] == "sessiontools: terminated"
+
+
+def test_follows_summary_counts_the_last_looks_copies_and_unchanged_logs(
+    receiver: Receiver, tmp_path: Path
+) -> None:
+    """Three logs, one a copy of another, followed for a second (four looks): the summary said
+    "(9 copies, 38 unchanged)", summed over the looks; now the last look's (each of the three
+    logs is one or the other once its runs are sent)."""
+    import re
+    import signal
+    import time
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "a.jsonl").write_bytes(ONE_TOOL)
+    (logs / "b.jsonl").write_bytes(ONE_TOOL)  # a copy of a
+    shutil.copy(SESSIONS / "02_runs_anthropic_openai_cache.jsonl", logs / "c.jsonl")
+    proc = _run_command(["otel", str(logs), "--endpoint", receiver.endpoint, "--follow"])
+    try:
+        deadline = time.monotonic() + 30
+        while len(receiver.requests()) < 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(1.5)  # several looks
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 143, err.decode()
+    summary = err.decode().splitlines()[-2]
+    found = re.search(r"(\d+) sessions? read \((\d+) cop(?:y|ies), (\d+) unchanged\)", summary)
+    assert found, summary
+    sessions, copies, unchanged = map(int, found.groups())
+    assert sessions == 2 and copies <= 1 and unchanged <= 3, summary
+
+
+def test_a_send_stopped_before_it_read_anything_says_so(tmp_path: Path) -> None:
+    """SIGTERM before the first log was read gave the one line and no summary (4 times in 11 in
+    a trial); the summary of nothing sent now comes first, as after any stopped send. The log
+    is a FIFO: the command waits in its read until the signal comes (it has opened it: so it
+    is loaded and its handlers are in place)."""
+    import errno
+    import signal
+    import time
+
+    log = tmp_path / "a.jsonl"
+    os.mkfifo(log)
+    proc = _run_command(["otel", str(log), "--endpoint", "http://127.0.0.1:9/v1/traces"])
+    writer = None
+    try:
+        deadline = time.monotonic() + 60
+        while writer is None:
+            try:
+                writer = os.open(log, os.O_WRONLY | os.O_NONBLOCK)  # once the command reads
+            except OSError as e:
+                assert e.errno == errno.ENXIO and time.monotonic() < deadline, e
+                time.sleep(0.02)
+        time.sleep(0.2)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if writer is not None:
+            os.close(writer)
+        proc.kill()
+    lines = err.decode().splitlines()
+    assert proc.returncode == 143, err.decode()
+    assert lines == [
+        "sessiontools otel: 0 sessions read (0 copies, 0 unchanged); 0 runs and 0 spans sent in "
+        "0 requests (0 bytes on the wire); 0 retries, 0 failed requests, 0 rejected spans, 0 "
+        "damaged logs, 0 open runs held back",
+        "sessiontools: terminated",
+    ]
