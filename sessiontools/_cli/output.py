@@ -25,10 +25,22 @@ import click
 from .messages import EXIT_DAMAGED, _Failure, _reason
 
 
+def _check_out_named(out: str | None, instead: str = "leave --out out for stdout") -> None:
+    """Refuse an empty ``--out`` (``--out ''``, a shell variable that was not set): it names
+    no file, and is a usage error, as an empty ``--title`` is; each command checks it before
+    anything else. ``instead``: what to give instead, besides a file."""
+    if out == "":
+        raise click.BadParameter(
+            f"must not be empty: give a file, or {instead}", param_hint="--out"
+        )
+
+
 def _check_out(out: str, *inputs: str) -> None:
-    """Refuse an ``--out`` that cannot be written or must not be: a directory, a missing
-    directory, a log being read (``-``: the file standard input is), and what ``_out_file``
-    refuses."""
+    """Refuse an ``--out`` that cannot be written or must not be: an empty name, a directory,
+    a missing directory, a log being read (``-``: the file standard input is), and what
+    ``_out_file`` refuses."""
+    if out == "":
+        _check_out_named(out)
     directory = os.path.dirname(os.path.realpath(out)) or "."
     if os.path.isdir(out):
         raise click.BadParameter(f"{out} is a directory", param_hint="--out")

@@ -23,7 +23,7 @@ from .messages import (
     _say,
     _warnings_to_stderr,
 )
-from .output import _check_out, _Output
+from .output import _check_out, _check_out_named, _Output
 from .params import _MAX_LINE_HELP, _TEXT, _Size, _stdin
 
 __all__ = ["report"]
@@ -66,6 +66,7 @@ def report(
     from .._log.sources import LogStream, find_named_logs
 
     try:
+        _check_out_named(out, "DIR/ for pages, or - for stdout")
         if title == "":
             raise click.BadParameter("must not be empty", param_hint="--title")
         if logs.count("-") > 1:
