@@ -306,3 +306,44 @@ def test_a_site_written_twice_is_the_same_bytes(tmp_path: Path) -> None:
     assert stat.S_IMODE(os.stat(out).st_mode) == 0o777 & ~umask
     assert {stat.S_IMODE(p.stat().st_mode) for p in out.iterdir()} == {0o666 & ~umask}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["clean", "logs", "out"]
+
+
+@pytest.mark.parametrize("fails", [False, True], ids=["written", "failed"])
+def test_a_page_that_is_a_symbolic_link_replaces_the_file_it_points_to(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fails: bool
+) -> None:
+    """A page that is a symbolic link to a file in another directory: that file is replaced
+    (its mode kept), the link stays, as --out FILE through a link; its temporary file is
+    written next to it. When a later page cannot be written, that file is as it was and no
+    temporary file is left beside it."""
+    logs = make_logs(tmp_path)
+    pages = clean_site(tmp_path, logs)
+    site = old_site(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "index.html").write_bytes(b"<p>kept elsewhere</p>\n")
+    (elsewhere / "index.html").chmod(0o604)
+    (site / "index.html").unlink()
+    (site / "index.html").symlink_to(elsewhere / "index.html")
+    before = snapshot(tmp_path)
+    if fails:
+        fsync = os.fsync
+        synced: list[int] = []
+
+        def full(fd: int) -> None:
+            synced.append(fd)
+            if len(synced) == PAGES:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            fsync(fd)
+
+        monkeypatch.setattr(os, "fsync", full)
+    result = CliRunner().invoke(cli, ["report", str(logs), "--out", f"{site}/"])
+    if fails:
+        assert result.exit_code == 1, result.output
+        assert snapshot(tmp_path) == before
+        return
+    assert result.exit_code == 0, result.output
+    assert (site / "index.html").is_symlink()
+    assert (elsewhere / "index.html").read_bytes() == pages["index.html"]
+    assert stat.S_IMODE((elsewhere / "index.html").stat().st_mode) == 0o604
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["index.html"]
