@@ -36,7 +36,7 @@ from .messages import (
     _say,
     _warnings_to_stderr,
 )
-from .output import _check_out, _Output
+from .output import _check_out, _check_out_named, _Output
 from .params import _MAX_LINE_HELP, _TEXT, NO_SCHEDULER, _Groups, _Size, _stdin, _time, _Usd, _Zone
 
 if TYPE_CHECKING:
@@ -145,6 +145,7 @@ def cost(
 
     groups = tuple(name for names in by for name in names) or ("model",)
     try:
+        _check_out_named(out)
         since_at = _time(since, "--since", tz)
         until_at = _time(until, "--until", tz)
         if since_at is not None and until_at is not None and since_at >= until_at:

@@ -41,7 +41,7 @@ from .messages import (
     _say,
     _warnings_to_stderr,
 )
-from .output import _check_out, _Output
+from .output import _check_out, _check_out_named, _Output
 from .params import _MAX_LINE_HELP, _TEXT, NO_SCHEDULER, _id, _open_session, _Size
 
 _SENDING = (
@@ -179,6 +179,7 @@ def otel(
     OTLP/JSON ExportTraceServiceRequest, like `agentloop otel`; many logs (files, directories,
     globs) one session each; with --send or --endpoint, send them to an OTLP/HTTP endpoint."""
     try:
+        _check_out_named(out, "DIR/ for several logs, or leave --out out for stdout")
         parent_trace_id = _id(parse_trace_id, parent_trace, "--parent-trace")
         parent_span_id = _id(parse_span_id, parent_span, "--parent-span")
         if parent_span_id is not None and parent_trace_id is None:

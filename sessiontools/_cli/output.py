@@ -8,6 +8,9 @@ bytes copied into them. ``_check_out`` refuses, before anything is read: a direc
 directory, the log being read (also as standard input), an existing file the caller could not
 write, and a symbolic link another user may have planted in a sticky, world-writable directory
 (the kernel's protected-symlinks rule, applied whether or not it is on).
+
+``_Pages`` does the same for the pages of ``sessiontools report --out DIR/``: all written
+aside, then put in place at once, with Ctrl-C and SIGTERM waiting meanwhile.
 """
 
 from __future__ import annotations
@@ -16,8 +19,11 @@ import contextlib
 import errno
 import os
 import re
+import signal
 import stat
 import sys
+import threading
+from collections.abc import Iterator
 from typing import IO
 
 import click
@@ -25,10 +31,22 @@ import click
 from .messages import EXIT_DAMAGED, _Failure, _reason
 
 
+def _check_out_named(out: str | None, instead: str = "leave --out out for stdout") -> None:
+    """Refuse an empty ``--out`` (``--out ''``, a shell variable that was not set): it names
+    no file, and is a usage error, as an empty ``--title`` is; each command checks it before
+    anything else. ``instead``: what to give instead, besides a file."""
+    if out == "":
+        raise click.BadParameter(
+            f"must not be empty: give a file, or {instead}", param_hint="--out"
+        )
+
+
 def _check_out(out: str, *inputs: str) -> None:
-    """Refuse an ``--out`` that cannot be written or must not be: a directory, a missing
-    directory, a log being read (``-``: the file standard input is), and what ``_out_file``
-    refuses."""
+    """Refuse an ``--out`` that cannot be written or must not be: an empty name, a directory,
+    a missing directory, a log being read (``-``: the file standard input is), and what
+    ``_out_file`` refuses."""
+    if out == "":
+        _check_out_named(out)
     directory = os.path.dirname(os.path.realpath(out)) or "."
     if os.path.isdir(out):
         raise click.BadParameter(f"{out} is a directory", param_hint="--out")
@@ -269,3 +287,216 @@ class _Output:
         out = sys.stdout.buffer
         shutil.copyfileobj(self.file, out)
         out.flush()
+
+
+# Held while the pages of ``--out DIR/`` are put into place: a signal then waits until they
+# all are (or, after a failure, none is), and acts once they are.
+_HELD = {signal.SIGINT, signal.SIGTERM}
+
+
+def _umask() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return umask
+
+
+def _sync_directory(path: str) -> None:
+    """Make the names just renamed into ``path`` durable (where the file system allows it)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        with contextlib.suppress(OSError):  # some file systems cannot sync a directory
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class _Pages:
+    """``--out DIR/``: the report's pages, put in place all at once, or not at all.
+
+    Each page is written (and synced) into a temporary directory, ``.NAME.XXXXXXXX.tmp``
+    (``NAME`` the directory's name): inside ``DIR`` when it exists, next to it when it does
+    not. ``commit`` then, with Ctrl-C and SIGTERM held until it is done:
+
+    - a new ``DIR``: renames the temporary directory to ``DIR`` (the command makes ``DIR``
+      only then, whole);
+    - an existing ``DIR``: renames each page onto its name there (through a symbolic link,
+      onto the file it points to, keeping an existing file's permission bits, as ``_Output``
+      does), then removes the temporary directory. Files of ``DIR`` the report does not write
+      are left as they are. Should a rename fail half-way, the pages already renamed are put
+      back as they were (the old files were kept as hard links until then).
+
+    Until ``commit``, leaving the ``with`` block (a signal, a failure) removes every temporary
+    file and directory: ``DIR`` is as it was.
+    """
+
+    def __init__(self, directory: str) -> None:
+        self.directory = os.path.normpath(directory)
+        self.new = not os.path.isdir(self.directory)
+        self.umask = _umask()
+        # (the temporary page, the file it replaces, that file's old contents as a hard link)
+        self.moves: list[tuple[str, str, str | None]] = []
+        self.strays: list[str] = []  # temporary files outside the temporary directory
+        home = (os.path.dirname(os.path.abspath(self.directory)) or "/") if self.new else directory
+        name = os.path.basename(os.path.abspath(self.directory)) or "site"
+        self.tmp: str | None = None
+        try:
+            self.tmp = _mkdtemp(home, _temporary_prefix(home, name), ".tmp")
+        except OSError as e:
+            raise _Failure(f"cannot write {directory}: {_reason(e)}", EXIT_DAMAGED) from None
+
+    def __enter__(self) -> _Pages:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for _, _, old in self.moves:
+            if old:
+                with contextlib.suppress(OSError):
+                    os.unlink(old)
+        for stray in self.strays:
+            with contextlib.suppress(OSError):
+                os.unlink(stray)
+        if self.tmp is not None:
+            with contextlib.suppress(OSError):
+                for entry in os.listdir(self.tmp):
+                    with contextlib.suppress(OSError):
+                        os.unlink(os.path.join(self.tmp, entry))
+                os.rmdir(self.tmp)
+            self.tmp = None
+
+    def write(self, page: str, data: bytes) -> None:
+        """Write ``page`` (a file name) with ``data``, complete and synced, where ``commit``
+        will take it from."""
+        assert self.tmp is not None
+        where = os.path.join(self.directory, page)
+        try:
+            if self.new:
+                target, st = where, None
+            else:
+                target, st = _out_file(where)
+                if st is not None and not stat.S_ISREG(st.st_mode):
+                    raise OSError(errno.EEXIST, "it is not a regular file")
+            mode = stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~self.umask
+            if target == where:
+                temp = os.path.join(self.tmp, page)
+                fd = os.open(temp, _TMP_FLAGS, 0o600)
+            else:  # a symbolic link: the file it points to is replaced, from its directory
+                home = os.path.dirname(target) or "."
+                fd, temp = _mkstemp(home, _temporary_prefix(home, os.path.basename(target)), ".tmp")
+                self.strays.append(temp)
+            with os.fdopen(fd, "wb") as file:
+                file.write(data)
+                file.flush()
+                os.fsync(file.fileno())
+            os.chmod(temp, mode)
+        except OSError as e:
+            raise _Failure(f"cannot write {where}: {_reason(e)}", EXIT_DAMAGED) from None
+        self.moves.append((temp, target, None))
+
+    def commit(self) -> None:
+        """Every page is written: put them all in place, with Ctrl-C and SIGTERM held (a
+        signal meanwhile acts once they are)."""
+        assert self.tmp is not None
+        with _signals_held():
+            if self.new:
+                self._make()
+            else:
+                self._replace()
+
+    def _make(self) -> None:
+        assert self.tmp is not None
+        try:
+            os.chmod(self.tmp, 0o777 & ~self.umask)  # as os.mkdir(DIR) would have made it
+            os.rename(self.tmp, self.directory)
+        except OSError as e:
+            raise _Failure(f"cannot write {self.directory}: {_reason(e)}", EXIT_DAMAGED) from None
+        self.tmp = None
+        _sync_directory(os.path.dirname(os.path.abspath(self.directory)))
+
+    def _replace(self) -> None:
+        assert self.tmp is not None
+        moves: list[tuple[str, str, str | None]] = []
+        try:
+            for temp, target, _ in self.moves:  # the old files, kept until all are replaced
+                old: str | None = temp + ".old"
+                try:
+                    os.link(target, temp + ".old", follow_symlinks=False)
+                except FileNotFoundError:
+                    old = None  # a new page
+                except OSError as e:
+                    if e.errno not in _NO_LINKS:
+                        raise
+                    old = ""  # a file system without hard links: it cannot be put back
+                moves.append((temp, target, old))
+        except OSError as e:
+            self.moves = moves + self.moves[len(moves) :]
+            raise _Failure(f"cannot write {self.directory}: {_reason(e)}", EXIT_DAMAGED) from None
+        self.moves = moves
+        done = 0
+        try:
+            for temp, target, _ in moves:
+                os.replace(temp, target)
+                done += 1
+        except OSError as e:
+            for _, target, old in reversed(moves[:done]):
+                with contextlib.suppress(OSError):
+                    if old is None:
+                        os.unlink(target)
+                    elif old:
+                        os.replace(old, target)
+            raise _Failure(f"cannot write {self.directory}: {_reason(e)}", EXIT_DAMAGED) from None
+        for directory in {os.path.dirname(target) or "." for _, target, _ in moves}:
+            _sync_directory(directory)
+
+
+# What os.link says on a file system without hard links (FAT, some network and FUSE ones).
+_NO_LINKS = {errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.ENOSYS, errno.EMLINK}
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Ctrl-C and SIGTERM wait while the block runs, then act (the first of them, raised
+    again). Their handlers only note them meanwhile: blocking them (``pthread_sigmask``)
+    would not do, as the kernel hands a signal to another thread of the process that does not
+    block it (a pool's), and Python then runs the handler in this thread all the same. Only
+    the main thread has handlers: elsewhere the block just runs."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    got: list[int] = []
+
+    def note(signum: int, frame: object) -> None:
+        got.append(signum)
+
+    previous = {signum: signal.getsignal(signum) for signum in _HELD}
+    if any(handler is None for handler in previous.values()):  # not set from Python
+        yield
+        return
+    for signum in _HELD:
+        signal.signal(signum, note)
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        if got:
+            signal.raise_signal(got[0])
+
+
+def _mkdtemp(directory: str, prefix: str, suffix: str) -> str:
+    """A new directory ``PREFIX`` + 8 random characters + ``SUFFIX`` in ``directory``, mode
+    0700, and its absolute path (as ``tempfile.mkdtemp`` makes it; see ``_mkstemp``).
+
+    Raises:
+        OSError: the directory cannot be made.
+    """
+    for _ in range(10_000):
+        name = os.path.join(directory, prefix + os.urandom(4).hex() + suffix)
+        try:
+            os.mkdir(name, 0o700)
+        except FileExistsError:
+            continue
+        return os.path.abspath(name)
+    raise FileExistsError(errno.EEXIST, "no free name for a temporary directory", directory)

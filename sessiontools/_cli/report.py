@@ -23,7 +23,7 @@ from .messages import (
     _say,
     _warnings_to_stderr,
 )
-from .output import _check_out, _Output
+from .output import _check_out, _check_out_named, _Output, _Pages
 from .params import _MAX_LINE_HELP, _TEXT, _Size, _stdin
 
 __all__ = ["report"]
@@ -66,6 +66,7 @@ def report(
     from .._log.sources import LogStream, find_named_logs
 
     try:
+        _check_out_named(out, "DIR/ for pages, or - for stdout")
         if title == "":
             raise click.BadParameter("must not be empty", param_hint="--title")
         if logs.count("-") > 1:
@@ -84,7 +85,7 @@ def report(
             inputs.append("-")
         as_pages = out != "-" and (out.endswith("/") or os.path.isdir(out))
         if as_pages:
-            _make_directory(out, check_only=True)  # made once the logs are read
+            _check_directory(out)  # made once the site is written (_Pages)
         elif out != "-":
             _check_out(out, *inputs)
         try:
@@ -118,14 +119,16 @@ def report(
         for skipped in data.skipped:
             _say(f"sessiontools report: error: {skipped.problem}; skipped")
         if as_pages:
-            _make_directory(out)
+            _check_directory(out)  # still as it was before the logs were read
             pages = render_report_pages(data, title=title)
-            for page in pages:
+            for page in pages if os.path.isdir(out) else ():  # a new DIR holds nothing yet
                 _check_out(os.path.join(out, page), *inputs)
-            for page, html in pages.items():
-                with _Output(os.path.join(out, page)) as target:
-                    target.write(html)
-                    target.commit()
+            # every page is written aside first, then all are put in place at once: a signal
+            # or a failure before that leaves DIR as it was (_Pages)
+            with _Pages(out) as site:
+                for page, html in pages.items():
+                    site.write(page, html)
+                site.commit()
         else:
             with _Output(None if out == "-" else out) as target:
                 target.write(render_report_html(data, title=title))
@@ -161,24 +164,13 @@ def _price_book(prices: str | None) -> Any:
         raise click.BadParameter(message, param_hint="--prices") from None
 
 
-def _make_directory(path: str, *, check_only: bool = False) -> None:
-    """``--out DIR/``: an existing directory, or a new one in an existing directory (made unless
-    ``check_only``; a usage error when it cannot be)."""
+def _check_directory(path: str) -> None:
+    """``--out DIR/``: an existing directory, or a new one in an existing directory (a usage
+    error else). A new one is made only once the whole site is written (``_Pages``)."""
     if os.path.isdir(path):
         return
-    if check_only:
-        if os.path.lexists(path.rstrip("/")):
-            raise click.BadParameter(f"{path} is not a directory", param_hint="--out")
-        parent = os.path.dirname(os.path.abspath(path.rstrip("/"))) or "."
-        if not os.path.isdir(parent):
-            raise click.BadParameter(f"no directory {parent}", param_hint="--out")
-        return
-    try:
-        os.mkdir(path)
-    except FileExistsError:
-        raise click.BadParameter(f"{path} is not a directory", param_hint="--out") from None
-    except FileNotFoundError:
-        parent = os.path.dirname(os.path.abspath(path.rstrip("/"))) or "."
-        raise click.BadParameter(f"no directory {parent}", param_hint="--out") from None
-    except OSError as e:
-        raise _Failure(f"cannot make {path}: {_reason(e)}", EXIT_DAMAGED) from None
+    if os.path.lexists(path.rstrip("/")):
+        raise click.BadParameter(f"{path} is not a directory", param_hint="--out")
+    parent = os.path.dirname(os.path.abspath(path.rstrip("/"))) or "."
+    if not os.path.isdir(parent):
+        raise click.BadParameter(f"no directory {parent}", param_hint="--out")

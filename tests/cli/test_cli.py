@@ -1082,3 +1082,42 @@ def test_the_quick_exit_skips_the_teardown(session: Path, tmp_path: Path) -> Non
     )
     assert got.returncode == 0 and got.stderr == b""
     assert got.stdout == otlp_json(session)
+
+
+# -- issue 13: --out '' ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "instead"),
+    [
+        (["report", "{log}"], "give a file, or DIR/ for pages, or - for stdout"),
+        (["otel", "{log}"], "give a file, or DIR/ for several logs, or leave --out out"),
+        (["otel", "{log}", "{log2}"], "give a file, or DIR/ for several logs"),
+        (["cost", "{log}"], "give a file, or leave --out out for stdout"),
+    ],
+)
+@pytest.mark.parametrize("joined", [False, True])
+def test_an_empty_out_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], instead: str, joined: bool
+) -> None:
+    """`--out ''` (an unset shell variable) named no file: `report` and `cost` said "cannot
+    write stdout: No such file or directory" with exit status 1, after reading the logs. It
+    is a usage error naming --out (exit status 2), as `--title ''` is, and nothing is
+    written (the current directory, where a relative --out would go, stays empty)."""
+    log = tmp_path / "logs" / "run-42.jsonl"
+    log.parent.mkdir()
+    log.write_bytes(CRASH_AND_RESUME)
+    log2 = log.with_name("run-43.jsonl")
+    log2.write_bytes(CRASH_AND_RESUME)
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    filled = [a.format(log=log, log2=log2) for a in args]
+    result = invoke(*filled, *(["--out="] if joined else ["--out", ""]))
+    assert result.exit_code == 2, result.output
+    message = one_error_line(result)
+    assert message.startswith(f"sessiontools {args[0]}: error: Invalid value for --out: ")
+    assert "must not be empty" in message and instead in message
+    assert result.stdout_bytes == b""
+    assert os.listdir(here) == []
+    assert log.read_bytes() == CRASH_AND_RESUME
