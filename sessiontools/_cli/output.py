@@ -113,12 +113,26 @@ def _out_file(path: str) -> tuple[str, os.stat_result | None]:
     else:
         raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
     if stat.S_ISREG(st.st_mode) and not _may_write(path):
+        if _read_only_file_system(path):
+            raise click.BadParameter(
+                f"{path} is on a read-only file system; it is not replaced: give a file on "
+                "another file system, or mount this one read-write",
+                param_hint="--out",
+            )
         raise click.BadParameter(
             f"{path} is read-only (mode {stat.filemode(st.st_mode)}); it is not replaced: make "
             "it writable, or give another file",
             param_hint="--out",
         )
     return path, st
+
+
+def _read_only_file_system(path: str) -> bool:
+    """Whether ``path`` is on a file system mounted read-only (its mode then says nothing)."""
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
 
 
 def _may_write(path: str) -> bool:

@@ -694,6 +694,33 @@ def test_otel_out_file_loads_no_tempfile(session: Path, tmp_path: Path) -> None:
     assert out.read_bytes() == expected(CRASH_AND_RESUME, conversation_id="run-42")
 
 
+def test_out_on_a_read_only_file_system_says_so(
+    session: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A writable file on a file system mounted read-only: a trial's report over an old site on
+    a read-only tmpfs said "is read-only (mode -rw-r--r--)", which the mode denies. The kernel's
+    answers are made up here (``os.access`` says no, ``statvfs`` says read-only), as a test
+    cannot mount."""
+    out = tmp_path / "trace.json"
+    out.write_bytes(b"keep")
+    monkeypatch.setattr(_output, "_may_write", lambda path: os.fspath(path) != str(out))
+    real = os.statvfs
+
+    class _ReadOnly:
+        def __init__(self, path: str) -> None:
+            self.f_flag = real(path).f_flag | os.ST_RDONLY
+
+    monkeypatch.setattr(_output.os, "statvfs", _ReadOnly)
+    result = invoke("otel", str(session), "--out", str(out))
+    assert result.exit_code == 2
+    assert one_error_line(result) == (
+        f"sessiontools otel: error: Invalid value for --out: {out} is on a read-only file "
+        "system; it is not replaced: give a file on another file system, or mount this one "
+        "read-write (see 'sessiontools otel --help')"
+    )
+    assert out.read_bytes() == b"keep"
+
+
 def test_out_refuses_a_read_only_file(
     session: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
