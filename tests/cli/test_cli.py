@@ -1010,21 +1010,36 @@ def test_the_command_exits_without_teardown_and_loses_nothing(tmp_path: Path) ->
     assert command("otel", "--nope").returncode == 2
 
 
-def test_a_running_thread_means_the_interpreters_own_exit(session: Path) -> None:
-    """Another thread still running means the interpreter's own exit: the thread finishes."""
+def run_console_script(
+    before: str, *args: str, timeout: float = 60
+) -> subprocess.CompletedProcess[bytes]:
+    """``sessiontools ARGS`` through the console script's ``run`` in a fresh ``python -c``, after
+    the code ``before``; an object alive at exit prints "teardown" from its finalizer (which
+    only the interpreter's teardown runs)."""
     script = (
-        "import sys, threading, time\n"
+        "import sys\n"
         "import sessiontools._main as m\n"
-        "threading.Thread(target=lambda: (time.sleep(0.2), "
-        "print('thread', file=sys.stderr))).start()\n"
-        "sys.argv = ['sessiontools', 'otel', sys.argv[1]]\n"
+        "class Late:\n"
+        "    def __del__(self):\n"
+        "        print('teardown', file=sys.stderr)\n"
+        "late = Late()\n" + before + "sys.argv = ['sessiontools', *sys.argv[1:]]\n"
         "m.run()\n"
     )
-    got = subprocess.run(
-        [sys.executable, "-c", script, str(session)], capture_output=True, timeout=60, cwd=REPO
+    return subprocess.run(
+        [sys.executable, "-c", script, *args], capture_output=True, timeout=timeout, cwd=REPO
     )
+
+
+def test_a_running_thread_means_the_interpreters_own_exit(session: Path) -> None:
+    """Another thread still running means the interpreter's own exit: the thread finishes."""
+    thread = (
+        "import threading, time\n"
+        "threading.Thread(target=lambda: (time.sleep(0.2), "
+        "print('thread', file=sys.stderr))).start()\n"
+    )
+    got = run_console_script(thread, "otel", str(session))
     assert got.returncode == 0, got.stderr
-    assert got.stderr == b"thread\n"
+    assert got.stderr == b"thread\nteardown\n"  # the thread waited for, then the teardown
     assert got.stdout == otlp_json(session)
 
 
@@ -1037,22 +1052,8 @@ def test_atexit_callbacks_run_once_and_the_teardown_is_still_skipped(
     finalizer of an object alive at exit does not run); a callback that fails is printed as
     Python prints it and the status stays the command's."""
     callback = "1 / 0" if fails else "print('callback', file=sys.stderr)"
-    script = (
-        "import atexit, sys\n"
-        "import sessiontools._main as m\n"
-        "class Late:\n"
-        "    def __del__(self):\n"
-        "        print('teardown', file=sys.stderr)\n"
-        "late = Late()\n"
-        "def callback():\n"
-        f"    {callback}\n"
-        "atexit.register(callback)\n"
-        "sys.argv = ['sessiontools', 'otel', sys.argv[1]]\n"
-        "m.run()\n"
-    )
-    got = subprocess.run(
-        [sys.executable, "-c", script, str(session)], capture_output=True, timeout=60, cwd=REPO
-    )
+    registered = f"import atexit\ndef callback():\n    {callback}\natexit.register(callback)\n"
+    got = run_console_script(registered, "otel", str(session))
     assert got.returncode == 0, got.stderr
     assert got.stdout == otlp_json(session)
     if fails:
@@ -1070,22 +1071,7 @@ def test_a_report_of_many_logs_ends_without_teardown(tmp_path: Path) -> None:
     for name in ("a", "b", "c"):
         (logs / f"{name}.jsonl").write_bytes(ONE_TOOL)
     out = tmp_path / "r.html"
-    script = (
-        "import sys\n"
-        "import sessiontools._main as m\n"
-        "class Late:\n"
-        "    def __del__(self):\n"
-        "        print('teardown', file=sys.stderr)\n"
-        "late = Late()\n"
-        "sys.argv = ['sessiontools', 'report', sys.argv[1], '--out', sys.argv[2]]\n"
-        "m.run()\n"
-    )
-    got = subprocess.run(
-        [sys.executable, "-c", script, str(logs), str(out)],
-        capture_output=True,
-        timeout=120,
-        cwd=REPO,
-    )
+    got = run_console_script("", "report", str(logs), "--out", str(out), timeout=120)
     assert got.returncode == 0, got.stderr
     assert b"teardown" not in got.stderr
     assert out.read_bytes().startswith(b"<!DOCTYPE html>")
@@ -1094,19 +1080,7 @@ def test_a_report_of_many_logs_ends_without_teardown(tmp_path: Path) -> None:
 def test_the_quick_exit_skips_the_teardown(session: Path, tmp_path: Path) -> None:
     """What the quick exit is for: an object's finalizer at teardown does not run (and, in a
     process of its own, it would run with sys.exit)."""
-    script = (
-        "import sys\n"
-        "import sessiontools._main as m\n"
-        "class Late:\n"
-        "    def __del__(self):\n"
-        "        print('teardown', file=sys.stderr)\n"
-        "late = Late()\n"
-        "sys.argv = ['sessiontools', 'otel', sys.argv[1]]\n"
-        "m.run()\n"
-    )
-    got = subprocess.run(
-        [sys.executable, "-c", script, str(session)], capture_output=True, timeout=60, cwd=REPO
-    )
+    got = run_console_script("", "otel", str(session))
     assert got.returncode == 0 and got.stderr == b""
     assert got.stdout == otlp_json(session)
 

@@ -62,6 +62,15 @@ def old_site(tmp_path: Path) -> Path:
     return site
 
 
+def target_site(tmp_path: Path, existing: bool) -> Path:
+    """The DIR a test writes to: ``old_site``'s, or a new one (its parent made, not it)."""
+    if existing:
+        return old_site(tmp_path)
+    site = tmp_path / "out" / "site"
+    site.parent.mkdir()
+    return site
+
+
 # The command in a process of its own, stopped where the test wants it: at MOMENT (as the
 # pages are rendered, once page N is written, as the first is put into place) it writes MARKER
 # and waits on its standard input, where the test's signal finds it (or, where the pages are
@@ -157,11 +166,7 @@ def test_a_signal_while_the_site_is_written_leaves_dir_as_it_was(
     and some of the pages (the index linking to missing ones), or an empty DIR the command
     had made."""
     logs = make_logs(tmp_path)
-    if existing:
-        site = old_site(tmp_path)
-    else:
-        site = tmp_path / "out" / "site"
-        site.parent.mkdir()
+    site = target_site(tmp_path, existing)
     before = snapshot(site.parent)
     got = run_stopped(tmp_path, moment, signum, logs, f"{site}/")
     assert got.returncode == status, got.stderr
@@ -179,8 +184,7 @@ def test_a_signal_while_the_pages_are_put_in_place_waits_for_them(
     complete (as a run that nothing stops writes it), the user's file is untouched, no
     temporary file is left, and the command still stops with its line and status."""
     logs = make_logs(tmp_path)
-    site = old_site(tmp_path) if existing else tmp_path / "out" / "site"
-    site.parent.mkdir(exist_ok=True)
+    site = target_site(tmp_path, existing)
     got = run_stopped(tmp_path, "commit", signum, logs, f"{site}/")
     assert got.returncode == status, got.stderr
     assert got.stderr.decode().splitlines()[-1:] == [said]
@@ -232,11 +236,7 @@ def test_a_failed_sync_leaves_dir_as_it_was(
     """The disk full when the third page is synced: exit status 1, one line, DIR as it was
     (a new DIR not made)."""
     logs = make_logs(tmp_path)
-    if existing:
-        site = old_site(tmp_path)
-    else:
-        site = tmp_path / "out" / "site"
-        site.parent.mkdir()
+    site = target_site(tmp_path, existing)
     before = snapshot(site.parent)
     synced = []
     fsync = os.fsync
