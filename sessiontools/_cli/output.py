@@ -23,7 +23,7 @@ import signal
 import stat
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import IO
 
 import click
@@ -41,9 +41,41 @@ def _check_out_named(out: str | None, instead: str = "leave --out out for stdout
         )
 
 
-def _check_out(out: str, *inputs: str) -> None:
+class _BeingRead:
+    """The logs a command reads, by what they are on disk (device and inode, their links
+    followed), found once: ``--out`` must not be one of them, however it is named. A log
+    that cannot be looked up now (gone since it was found) is no file ``--out`` could be.
+    ``-`` (standard input) is the file standard input is, when it is one."""
+
+    def __init__(self, inputs: Sequence[str]) -> None:
+        self.stdin = "-" in inputs
+        self.files: dict[tuple[int, int], str] = {}
+        for path in inputs:
+            if path == "-":
+                continue
+            try:
+                st = os.stat(path)
+            except (OSError, ValueError):
+                continue
+            self.files.setdefault((st.st_dev, st.st_ino), path)
+
+    def which(self, out: str) -> str | None:
+        """The log ``out`` is (as it was given; ``-`` for standard input), or ``None``."""
+        if self.stdin and _is_stdin(out):
+            return "-"
+        if not self.files:
+            return None
+        try:
+            st = os.stat(out)
+        except (OSError, ValueError):
+            return None
+        return self.files.get((st.st_dev, st.st_ino))
+
+
+def _check_out(out: str, *inputs: str, being_read: _BeingRead | None = None) -> None:
     """Refuse an ``--out`` that cannot be written or must not be: an empty name, a directory,
-    a missing directory, a log being read (``-``: the file standard input is), and what
+    a missing directory, a log being read (``inputs``, ``-`` the file standard input is; or
+    ``being_read``, for a caller that checks many files against the same logs), and what
     ``_out_file`` refuses."""
     if out == "":
         _check_out_named(out)
@@ -52,18 +84,17 @@ def _check_out(out: str, *inputs: str) -> None:
         raise click.BadParameter(f"{out} is a directory", param_hint="--out")
     if not os.path.isdir(directory):
         raise click.BadParameter(f"no directory {directory}", param_hint="--out")
-    for path in inputs:
-        if path == "-":
-            if _is_stdin(out):
-                raise click.BadParameter(
-                    "is standard input, the log being read; a reader never changes a session file",
-                    param_hint="--out",
-                )
-        elif os.path.exists(out) and os.path.samefile(out, path):
-            raise click.BadParameter(
-                f"is {path}, a log being read; a reader never changes a session file",
-                param_hint="--out",
-            )
+    log = (being_read if being_read is not None else _BeingRead(inputs)).which(out)
+    if log == "-":
+        raise click.BadParameter(
+            "is standard input, the log being read; a reader never changes a session file",
+            param_hint="--out",
+        )
+    if log is not None:
+        raise click.BadParameter(
+            f"is {log}, a log being read; a reader never changes a session file",
+            param_hint="--out",
+        )
     if not _STREAM.match(out):
         try:
             _out_file(out)

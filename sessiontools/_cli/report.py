@@ -23,7 +23,7 @@ from .messages import (
     _say,
     _warnings_to_stderr,
 )
-from .output import _check_out, _check_out_named, _Output, _Pages
+from .output import _BeingRead, _check_out, _check_out_named, _Output, _Pages
 from .params import _MAX_LINE_HELP, _TEXT, _Size, _stdin
 
 __all__ = ["report"]
@@ -121,8 +121,9 @@ def report(
         if as_pages:
             _check_directory(out)  # still as it was before the logs were read
             pages = render_report_pages(data, title=title)
+            being_read = _BeingRead(inputs)  # looked up once, not once a page
             for page in pages if os.path.isdir(out) else ():  # a new DIR holds nothing yet
-                _check_out(os.path.join(out, page), *inputs)
+                _check_out(os.path.join(out, page), being_read=being_read)
             # every page is written aside first, then all are put in place at once: a signal
             # or a failure before that leaves DIR as it was (_Pages)
             with _Pages(out) as site:
