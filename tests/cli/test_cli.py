@@ -443,6 +443,66 @@ def test_a_signal_while_the_command_is_imported_is_one_line_too(
     assert got.stdout == b""
 
 
+# A finalizer that runs while the command exports: the signal the test gives comes while it
+# runs (the handler raises inside it, where Python swallows the exception), or it raises an
+# error of its own (``oops``), which Python reports as it always does.
+IN_A_FINALIZER = """
+import os, sys, time
+import sessiontools._otel.export as export
+real = export.export_otlp_json
+class Finalized:
+    def __del__(self):
+        if {signum}:
+            os.kill(os.getpid(), {signum})
+            for _ in range(10_000):
+                pass
+        else:
+            raise ValueError("oops")
+def export_otlp_json(*args, **kwargs):
+    Finalized()
+    time.sleep(0.5)
+    sys.stderr.write("went on\\n")
+    return real(*args, **kwargs)
+export.export_otlp_json = export_otlp_json
+"""
+
+
+@pytest.mark.parametrize(
+    ("signum", "status", "said"),
+    [(2, 130, "sessiontools: interrupted"), (15, 143, "sessiontools: terminated")],
+)
+def test_a_signal_while_a_finalizer_runs_still_stops_the_command(
+    session: Path, tmp_path: Path, signum: int, status: int, said: str
+) -> None:
+    """Ctrl-C or SIGTERM while a finalizer runs (``__del__``, where Python swallows the
+    exception the handler raises, says "Exception ignored in" and goes on): the command
+    still stops, says its one line and nothing else, writes nothing. It went on, printed a
+    traceback, exited 0 and then ignored every later signal."""
+    out = tmp_path / "out.json"
+    got = run_console_script(
+        IN_A_FINALIZER.format(signum=signum), "otel", str(session), "--out", str(out)
+    )
+    assert got.returncode == status, got.stderr
+    assert got.stderr.decode().splitlines() == [said]
+    assert sorted(os.listdir(tmp_path)) == [session.name]  # no output, no temporary file
+
+
+def test_an_error_in_a_finalizer_is_reported_as_python_reports_it(
+    session: Path, tmp_path: Path
+) -> None:
+    """What the command's hook does not take (an error of the finalizer's own) goes where
+    Python sends it: "Exception ignored in", and the command goes on."""
+    out = tmp_path / "out.json"
+    got = run_console_script(
+        IN_A_FINALIZER.format(signum=0), "otel", str(session), "--out", str(out)
+    )
+    assert got.returncode == 0, got.stderr
+    said = got.stderr.decode()
+    assert said.startswith("Exception ignored in: <function Finalized.__del__")
+    assert said.endswith("ValueError: oops\nwent on\n")
+    assert out.read_bytes() == otlp_json(session)
+
+
 @pytest.mark.parametrize("target", ["/dev/stdout", "/dev/fd/1"])
 def test_out_to_this_process_stdout_appends_to_a_file_it_appends_to(
     session: Path, tmp_path: Path, target: str
