@@ -19,15 +19,14 @@ import contextlib
 import errno
 import os
 import re
-import signal
 import stat
 import sys
-import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import IO
 
 import click
 
+from .._parallel.signals import SignalsHeld
 from .messages import EXIT_DAMAGED, _Failure, _reason
 
 
@@ -334,11 +333,6 @@ class _Output:
         out.flush()
 
 
-# Held while the pages of ``--out DIR/`` are put into place: a signal then waits until they
-# all are (or, after a failure, none is), and acts once they are.
-_HELD = {signal.SIGINT, signal.SIGTERM}
-
-
 def _umask() -> int:
     umask = os.umask(0)
     os.umask(umask)
@@ -444,7 +438,7 @@ class _Pages:
         """Every page is written: put them all in place, with Ctrl-C and SIGTERM held (a
         signal meanwhile acts once they are)."""
         assert self.tmp is not None
-        with _signals_held():
+        with SignalsHeld():  # a signal meanwhile waits, then acts
             if self.new:
                 self._make()
             else:
@@ -498,36 +492,6 @@ class _Pages:
 
 # What os.link says on a file system without hard links (FAT, some network and FUSE ones).
 _NO_LINKS = {errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.ENOSYS, errno.EMLINK}
-
-
-@contextlib.contextmanager
-def _signals_held() -> Iterator[None]:
-    """Ctrl-C and SIGTERM wait while the block runs, then act (the first of them, raised
-    again). Their handlers only note them meanwhile: blocking them (``pthread_sigmask``)
-    would not do, as the kernel hands a signal to another thread of the process that does not
-    block it (a pool's), and Python then runs the handler in this thread all the same. Only
-    the main thread has handlers: elsewhere the block just runs."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    got: list[int] = []
-
-    def note(signum: int, frame: object) -> None:
-        got.append(signum)
-
-    previous = {signum: signal.getsignal(signum) for signum in _HELD}
-    if any(handler is None for handler in previous.values()):  # not set from Python
-        yield
-        return
-    for signum in _HELD:
-        signal.signal(signum, note)
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-        if got:
-            signal.raise_signal(got[0])
 
 
 def _mkdtemp(directory: str, prefix: str, suffix: str) -> str:

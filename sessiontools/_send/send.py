@@ -30,10 +30,8 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import signal
 import sys
 import tempfile
-import threading
 import time
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -50,6 +48,7 @@ from .._model.runs import Run
 from .._otel.export import export_otlp_json
 from .._otel.ids import check_parents
 from .._otel.spans import Span, trace_spans
+from .._parallel.signals import SignalsHeld
 from .batches import encoding_for, requests
 from .config import SendConfig, redact_url, resolve_config
 from .http import RETRYABLE_STATUS, OtlpHttpSender
@@ -439,33 +438,31 @@ def _before(rows: list[list[Any]], snapshot: dict[str, Any]) -> list[list[Any]]:
 
 class _Signals:
     """Ctrl-C and SIGTERM wait while a request is in flight and its acknowledgement is
-    recorded (in the main thread, when asked): stopping leaves the state consistent, and at
-    most that request is sent again. They come at once while a retry waits."""
+    recorded (in the main thread, when asked; ``SignalsHeld``): stopping leaves the state
+    consistent, and at most that request is sent again. They come at once while a retry
+    waits (``sleep``)."""
 
     def __init__(self, hold: bool) -> None:
-        self.hold = hold and threading.current_thread() is threading.main_thread()
-        self._stop = {signal.SIGINT, signal.SIGTERM}
+        self.hold = hold
+        self._held: SignalsHeld | None = None
 
     @contextlib.contextmanager
     def held(self) -> Iterator[None]:
         if not self.hold:
             yield
             return
-        mask = signal.pthread_sigmask(signal.SIG_BLOCK, self._stop)
-        try:
-            yield
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        with SignalsHeld() as held:
+            self._held = held
+            try:
+                yield
+            finally:
+                self._held = None
 
     def sleep(self, seconds: float) -> None:
-        if not self.hold:
+        if self._held is None:
             time.sleep(seconds)
-            return
-        mask = signal.pthread_sigmask(signal.SIG_UNBLOCK, self._stop)
-        try:
-            time.sleep(seconds)
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        else:
+            self._held.sleep(seconds)
 
 
 def _sessions_named(keys: Sequence[_RunKey]) -> str:
