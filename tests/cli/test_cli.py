@@ -1077,6 +1077,48 @@ def test_a_report_of_many_logs_ends_without_teardown(tmp_path: Path) -> None:
     assert out.read_bytes().startswith(b"<!DOCTYPE html>")
 
 
+def test_the_collector_waits_for_the_start_up_then_runs(
+    session: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The console script turns the collector off while the command line and the command's
+    module load (what they make lives as long as the process), then freezes what is alive
+    and turns it on before the command runs; a collector already off is left off."""
+    import gc
+
+    import sessiontools._main as m
+    from sessiontools._cli import main as cli_main
+
+    seen: list[tuple[bool, int]] = []
+    monkeypatch.setattr(cli_main, "_COMMANDS", {"otel": ".otel"})
+    monkeypatch.setattr(cli_main.cli, "commands", {})  # the command's module loads again
+    real = cli_main.cli.add_command
+
+    def added(command: Any, name: str | None = None) -> None:
+        seen.append((gc.isenabled(), gc.get_freeze_count()))
+        real(command, name)
+
+    monkeypatch.setattr(cli_main.cli, "add_command", added)
+    frozen = gc.get_freeze_count()
+    try:
+        m._hold_collector()
+        assert not gc.isenabled()
+        out = tmp_path / "out.json"
+        assert cli_main.main(["otel", str(session), "--out", str(out)]) == 0
+        assert gc.isenabled() and gc.get_freeze_count() > frozen
+        assert seen == [(False, frozen)]  # off while the module loaded
+        assert out.read_bytes() == otlp_json(session)
+    finally:
+        gc.unfreeze()
+        gc.enable()
+    gc.disable()
+    try:
+        m._hold_collector()
+        m.loaded()
+        assert not gc.isenabled() and gc.get_freeze_count() == 0  # not ours to turn on
+    finally:
+        gc.enable()
+
+
 def test_the_quick_exit_skips_the_teardown(session: Path, tmp_path: Path) -> None:
     """What the quick exit is for: an object's finalizer at teardown does not run (and, in a
     process of its own, it would run with sys.exit)."""
