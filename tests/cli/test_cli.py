@@ -1082,7 +1082,9 @@ def test_the_collector_waits_for_the_start_up_then_runs(
 ) -> None:
     """The console script turns the collector off while the command line and the command's
     module load (what they make lives as long as the process), then freezes what is alive
-    and turns it on before the command runs; a collector already off is left off."""
+    and turns it on before the command runs; what it froze is unfrozen before the
+    interpreter's own exit (the thread test above: the teardown's finalizers still run). A
+    collector already off is left off."""
     import gc
 
     import sessiontools._main as m
@@ -1108,8 +1110,9 @@ def test_the_collector_waits_for_the_start_up_then_runs(
         assert seen == [(False, frozen)]  # off while the module loaded
         assert out.read_bytes() == otlp_json(session)
     finally:
-        gc.unfreeze()
+        m._thaw()  # as before the interpreter's own exit
         gc.enable()
+    assert gc.get_freeze_count() == frozen
     gc.disable()
     try:
         m._hold_collector()
