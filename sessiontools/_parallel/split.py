@@ -36,7 +36,7 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import IO, Any, Protocol
 
 from .._errors import LogError
@@ -58,20 +58,22 @@ from .signals import default_signals
 __all__ = ["Hooks", "Job", "copy", "read_in_two", "read_runs"]
 
 
-@dataclass
 class _Tail:
-    """What the child sends back about the part after the cut."""
+    """What the child sends back about the part after the cut. A plain class, not a
+    dataclass: the standard decorator compiles its methods at import, about 1 ms of every
+    command's start-up."""
 
-    result: Any = None  # what the job made of the part's runs (``Job.make_in_child``)
-    # the warnings given, as a recording sink keeps them, lines numbered from the cut
-    said: list[Record] = field(default_factory=list)
-    first_said: int = 0  # said[:first_said] came from reading the first line
-    first_seq: int | None = None
-    first_line: bytes = b""  # the line at the cut (one reader skips it if it repeats the last)
-    missed_calls: set[str] = field(default_factory=set)
-    needs_model: bool = False
-    error: LogError | None = None
-    closing_line: ClosingLine | None = None  # its line numbered from the cut
+    def __init__(self) -> None:
+        self.result: Any = None  # what the job made of the part's runs (``Job.make_in_child``)
+        # the warnings given, as a recording sink keeps them, lines numbered from the cut
+        self.said: list[Record] = []
+        self.first_said = 0  # said[:first_said] came from reading the first line
+        self.first_seq: int | None = None
+        self.first_line = b""  # the line at the cut (one reader skips it if it repeats the last)
+        self.missed_calls: set[str] = set()
+        self.needs_model = False
+        self.error: LogError | None = None
+        self.closing_line: ClosingLine | None = None  # its line numbered from the cut
 
 
 class Job(Protocol):
