@@ -284,6 +284,31 @@ def test_no_fork_or_no_temporary_file_reads_in_one_process(
     assert gc.get_freeze_count() == frozen  # what was frozen for the fork is not left frozen
 
 
+def test_the_export_looks_for_its_cut_before_the_middle(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The export's process copies the child's spans and syncs the output once both parts
+    are read: its cut is looked for from 49% of the log (the others' from ``CUT_AT``)."""
+    from sessiontools._otel.export import EXPORT_CUT_AT
+
+    path = tmp_path / "built.jsonl"
+    path.write_bytes(built_log(200))
+    asked: list[float | None] = []
+    real = _split.plan_cut
+
+    def plan(reader: Any, workers: int | None, *, at: float | None = None) -> Any:
+        asked.append(at)
+        return real(reader, workers, at=at)
+
+    monkeypatch.setattr(_split, "plan_cut", plan)
+    assert otlp_json(path, workers=2) == otlp_json(path, workers=1)
+    assert asked == [EXPORT_CUT_AT, EXPORT_CUT_AT] and EXPORT_CUT_AT < 0.5 < _cut.CUT_AT
+    size = path.stat().st_size
+    cut = _cut.find_cut(str(path), size, at=EXPORT_CUT_AT)
+    later = _cut.find_cut(str(path), size)
+    assert cut is not None and later is not None and EXPORT_CUT_AT * size <= cut < later
+
+
 @pytest.mark.skipif(not hasattr(os, "O_TMPFILE"), reason="Linux's files with no name")
 def test_the_childs_file_is_made_where_tempfile_would_make_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
