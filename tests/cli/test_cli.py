@@ -1122,6 +1122,43 @@ def test_the_collector_waits_for_the_start_up_then_runs(
         gc.enable()
 
 
+@pytest.mark.parametrize("to_file", [True, False])
+def test_the_export_is_written_back_as_it_goes(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsysbinary: pytest.CaptureFixture[bytes],
+    to_file: bool,
+) -> None:
+    """``--out FILE``: every 4 MiB written, the kernel is asked to start writing them to the
+    disk (``POSIX_FADV_DONTNEED``), so that the ``fsync`` before the rename waits for the last
+    pieces only; the bytes are the same. A copy to stdout is not synced, and not advised."""
+    asked: list[tuple[int, int]] = []
+    real = getattr(os, "posix_fadvise", None)
+
+    def advise(fd: int, offset: int, length: int, advice: int) -> None:
+        assert advice == os.POSIX_FADV_DONTNEED
+        asked.append((offset, length))
+        if real is not None:
+            real(fd, offset, length, advice)
+
+    monkeypatch.setattr(os, "posix_fadvise", advise, raising=False)
+    monkeypatch.setattr(
+        os, "POSIX_FADV_DONTNEED", getattr(os, "POSIX_FADV_DONTNEED", 4), raising=False
+    )
+    target = tmp_path / "out.json"
+    piece = b"x" * (3 << 20)
+    with _output._Output(str(target) if to_file else None) as out:
+        for _ in range(5):
+            out.write(piece)
+        out.commit()
+    mib = 1 << 20
+    if to_file:
+        assert asked == [(0, 6 * mib), (6 * mib, 6 * mib)]  # 15 MiB: the last 3 at the sync
+        assert target.read_bytes() == piece * 5
+    else:
+        assert asked == [] and capsysbinary.readouterr().out == piece * 5
+
+
 def test_the_quick_exit_skips_the_teardown(session: Path, tmp_path: Path) -> None:
     """What the quick exit is for: an object's finalizer at teardown does not run (and, in a
     process of its own, it would run with sys.exit)."""
