@@ -177,9 +177,10 @@ def frozen(cls: type[T]) -> type[T]:
     return result
 
 
-#: A dataclass's parameters as ``dataclass(init=False, repr=False, eq=False)`` gives them, in
-#: this Python's own form (``_slotted`` gives each class a copy).
-_PARAMS_OF: Any = dataclasses.dataclass(init=False, repr=False, eq=False)(
+#: A dataclass's parameters as ``dataclass(init=False, repr=False, eq=False, slots=True)``
+#: gives them, in this Python's own form (``slots`` from 3.12 on): ``_slotted`` gives each class
+#: a copy.
+_PARAMS_OF: Any = dataclasses.dataclass(init=False, repr=False, eq=False, slots=True)(
     type("_Params", (), {"__doc__": "."})
 )
 _PARAMS: Any = _PARAMS_OF.__dataclass_params__

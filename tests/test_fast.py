@@ -120,6 +120,8 @@ def test_each_class_behaves_as_the_standard_one(cls: type) -> None:
         assert getattr(cls.__dataclass_params__, attr) == getattr(  # type: ignore[attr-defined]
             twin.__dataclass_params__, attr
         ), attr
+    # every parameter this Python has (match_args, kw_only, slots... from 3.12 on)
+    assert repr(cls.__dataclass_params__) == repr(twin.__dataclass_params__)  # type: ignore[attr-defined]
     assert [(f.name, f.default, f.compare, f.repr, f.type) for f in dataclasses.fields(cls)] == [
         (f.name, f.default, f.compare, f.repr, f.type) for f in dataclasses.fields(twin)
     ]
