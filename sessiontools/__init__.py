@@ -14,17 +14,10 @@ with ``LogError`` (``DamagedLogError``, ``EntryError``) for logs that cannot be 
 warnings derive from ``SessionToolsWarning``.
 """
 
-from __future__ import annotations
-
 import importlib
+from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
-
-# As typing.TYPE_CHECKING (which type checkers know by its name): typing, which the console
-# script's command line loads anyway, then loads while the collector waits (``_main.run``).
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 if TYPE_CHECKING:
     from ._cost.build import (
