@@ -21,6 +21,7 @@ order, and checks nothing. Everything else uses the ordinary constructor.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import inspect
 import reprlib
@@ -113,7 +114,9 @@ def frozen(cls: type[T]) -> type[T]:
     if "__post_init__" in cls.__dict__ or "__init__" in cls.__dict__:
         raise TypeError(f"@frozen {cls.__qualname__}: no __init__ or __post_init__ of its own")
     own_eq = "__eq__" in cls.__dict__
-    new: Any = dataclasses.dataclass(init=False, repr=False, eq=False, slots=True)(cls)
+    new: Any = _slotted(cls)
+    if new is None:  # what _slotted does not make: as the standard decorator makes it
+        new = dataclasses.dataclass(init=False, repr=False, eq=False, slots=True)(cls)
     fields = dataclasses.fields(new)
     for f in fields:
         if f.default_factory is not MISSING or not f.init or f.kw_only is True:
@@ -172,6 +175,82 @@ def frozen(cls: type[T]) -> type[T]:
     params.init = params.repr = params.eq = params.frozen = True
     result: type[T] = new
     return result
+
+
+#: A dataclass's parameters as ``dataclass(init=False, repr=False, eq=False, slots=True)``
+#: gives them, in this Python's own form (``slots`` from 3.12 on): ``_slotted`` gives each class
+#: a copy.
+_PARAMS_OF: Any = dataclasses.dataclass(init=False, repr=False, eq=False, slots=True)(
+    type("_Params", (), {"__doc__": "."})
+)
+_PARAMS: Any = _PARAMS_OF.__dataclass_params__
+
+#: How the standard decorator marks a field (not a class variable or an ``InitVar``).
+_FIELD: Any = getattr(dataclasses, "_FIELD")  # noqa: B009 - private, looked up once
+
+#: What an annotation of a field the standard decorator treats apart may name (``_slotted``
+#: leaves such a class to it).
+_SPECIAL = ("ClassVar", "InitVar", "KW_ONLY")
+
+
+def _plain(annotation: object) -> bool:
+    return type(annotation) is str and not any(name in annotation for name in _SPECIAL)
+
+
+def _slotted(cls: type) -> type | None:
+    """``dataclass(init=False, repr=False, eq=False, slots=True)(cls)``, made without the
+    standard decorator's per-field checks of string annotations (three regular expression
+    matches and module look-ups a field; ``cls`` made again with its slots as it makes it):
+    the fields, ``__match_args__`` and the slotted class are the same. ``None`` for a class
+    it leaves to the standard decorator: one with a base or a metaclass, annotations that
+    are not strings (``from __future__ import annotations``) or that name ``ClassVar``,
+    ``InitVar`` or ``KW_ONLY``, or its own ``__slots__``.
+
+    Raises:
+        TypeError, ValueError: as the standard decorator does (a ``field`` without an
+            annotation, a mutable default).
+    """
+    namespace = cls.__dict__
+    annotations = namespace.get("__annotations__", {})
+    if (
+        type(cls) is not type
+        or cls.__bases__ != (object,)
+        or "__slots__" in namespace
+        or not all(_plain(a) for a in annotations.values())
+    ):
+        return None
+    fields: dict[str, dataclasses.Field[Any]] = {}
+    for name, annotation in annotations.items():
+        default = namespace.get(name, MISSING)
+        if isinstance(default, dataclasses.Field):
+            f = default
+        else:
+            f = dataclasses.field(default=default)
+        f.name = name
+        f.type = annotation
+        f._field_type = _FIELD  # type: ignore[attr-defined]  # noqa: SLF001 - its mark
+        if f.kw_only is MISSING:
+            f.kw_only = False
+        if f.default.__class__.__hash__ is None:
+            raise ValueError(
+                f"mutable default {type(f.default)} for field {name} is not allowed: "
+                "use default_factory"
+            )
+        fields[name] = f
+    for name, value in namespace.items():
+        if isinstance(value, dataclasses.Field) and name not in annotations:
+            raise TypeError(f"{name!r} is a field but has no type annotation")
+    body = {k: v for k, v in namespace.items() if k not in fields}
+    body.pop("__dict__", None)
+    body.pop("__weakref__", None)
+    body["__slots__"] = tuple(fields)
+    body["__dataclass_fields__"] = fields
+    body["__dataclass_params__"] = copy.copy(_PARAMS)
+    if "__match_args__" not in body:
+        body["__match_args__"] = tuple(name for name, f in fields.items() if f.init)
+    made = type(cls.__name__, (object,), body)
+    made.__qualname__ = cls.__qualname__
+    return made
 
 
 def _key(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:

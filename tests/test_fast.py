@@ -12,7 +12,7 @@ import inspect
 import pickle
 import pkgutil
 from types import MappingProxyType
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -120,6 +120,8 @@ def test_each_class_behaves_as_the_standard_one(cls: type) -> None:
         assert getattr(cls.__dataclass_params__, attr) == getattr(  # type: ignore[attr-defined]
             twin.__dataclass_params__, attr
         ), attr
+    # every parameter this Python has (match_args, kw_only, slots... from 3.12 on)
+    assert repr(cls.__dataclass_params__) == repr(twin.__dataclass_params__)  # type: ignore[attr-defined]
     assert [(f.name, f.default, f.compare, f.repr, f.type) for f in dataclasses.fields(cls)] == [
         (f.name, f.default, f.compare, f.repr, f.type) for f in dataclasses.fields(twin)
     ]
@@ -209,6 +211,36 @@ def test_a_recursive_repr_is_cut_as_the_standard_one() -> None:
 def test_what_frozen_does_not_make_is_refused(body: dict[str, Any]) -> None:
     with pytest.raises(TypeError, match="@frozen"):
         frozen(type("C", (), {"__doc__": "C.", **body}))
+
+
+def test_what_the_standard_decorator_checks_is_checked_and_the_rest_is_left_to_it() -> None:
+    """``frozen`` makes the slotted class itself (``_slotted``) and refuses what the standard
+    decorator refuses; a class variable (``ClassVar``), a base or non-string annotations go
+    to the standard decorator, which treats them as it does."""
+    with pytest.raises(ValueError, match="mutable default"):
+        frozen(type("C", (), {"__doc__": "C.", "__annotations__": {"x": "list[int]"}, "x": []}))
+    with pytest.raises(TypeError, match="'y' is a field but has no type annotation"):
+        frozen(
+            type(
+                "C",
+                (),
+                {"__doc__": "C.", "__annotations__": {"x": "int"}, "y": dataclasses.field()},
+            )
+        )
+
+    @frozen
+    class Counted:
+        """A class variable is not a field."""
+
+        made: ClassVar[int] = 0
+        x: int = 1
+
+    assert [f.name for f in dataclasses.fields(Counted)] == ["x"]
+    assert Counted.made == 0 and Counted().x == 1 and Counted.__slots__ == ("x",)
+    assert Counted.__match_args__ == ("x",)  # type: ignore[attr-defined]
+
+    plain = frozen(type("P", (), {"__doc__": "P.", "__annotations__": {"x": int}, "x": 2}))
+    assert plain().x == 2 and dataclasses.fields(plain)[0].type is int
 
 
 def test_a_class_without_a_docstring_is_refused() -> None:

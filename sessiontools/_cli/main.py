@@ -26,6 +26,7 @@ from typing import Any
 
 import click
 
+from .._main import loaded
 from .._version import __version__
 from .messages import (
     _OUT_OF_MEMORY,
@@ -81,6 +82,7 @@ class _Group(click.Group):
             finally:
                 signal.pthread_sigmask(signal.SIG_SETMASK, mask)
             self.add_command(getattr(module, cmd_name))
+            loaded()  # the collector runs again, if the start-up held it
         return super().get_command(ctx, cmd_name)
 
     def invoke(self, ctx: click.Context) -> Any:

@@ -36,8 +36,9 @@ __all__ = [
 ]
 
 
-# A lone surrogate: how Python gives a byte of an argument that is not UTF-8.
-_NOT_UTF8 = re.compile("[\ud800-\udfff]")
+# A lone surrogate: how Python gives a byte of an argument that is not UTF-8. The patterns
+# here are compiled when first used (``re``'s cache), not by every command's start-up.
+_NOT_UTF8 = "[\ud800-\udfff]"
 
 
 class _Text(click.ParamType):  # type: ignore[type-arg]
@@ -47,7 +48,7 @@ class _Text(click.ParamType):  # type: ignore[type-arg]
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, str):
-            bad = _NOT_UTF8.search(value)
+            bad = None if value.isascii() else re.search(_NOT_UTF8, value)
             if bad is not None:
                 code = ord(bad.group())
                 what = f"byte 0x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else "a surrogate"
@@ -62,7 +63,7 @@ class _Text(click.ParamType):  # type: ignore[type-arg]
 _TEXT = _Text()
 
 
-_SIZE_TEXT = re.compile(r"([0-9]+)([KMG]?)", re.IGNORECASE)
+_SIZE_TEXT = r"([0-9]+)([KMG]?)"
 
 
 class _Size(_Text):
@@ -74,7 +75,7 @@ class _Size(_Text):
         if isinstance(value, int):
             return value
         text = super().convert(value, param, ctx).strip()
-        found = _SIZE_TEXT.fullmatch(text)
+        found = re.fullmatch(_SIZE_TEXT, text, re.IGNORECASE)
         if found is None or int(found.group(1)) == 0:
             self.fail(
                 f"{text!r} is not a size: give a positive number of bytes, with K, M or G for "
@@ -145,7 +146,7 @@ class _Zone(_Text):
 
 
 #: A ``--max-cost``: US dollars, a plain decimal number (``5``, ``0.25``, ``1e-3``).
-_USD_TEXT = re.compile(r"(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?", re.ASCII)
+_USD_TEXT = r"(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?"
 
 
 class _Usd(_Text):
@@ -158,7 +159,7 @@ class _Usd(_Text):
         if isinstance(value, tuple):
             return value
         shown = super().convert(value, param, ctx).strip()
-        if not _USD_TEXT.fullmatch(shown) or not math.isfinite(float(shown)):
+        if not re.fullmatch(_USD_TEXT, shown, re.ASCII) or not math.isfinite(float(shown)):
             raise _invalid(
                 f"{value!r} is not an amount of US dollars (0 or more, such as 5 or 0.25)", param
             )

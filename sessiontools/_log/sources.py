@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import errno
 import fnmatch
-import glob
 import os
 import stat
 from collections.abc import Iterable
@@ -130,12 +129,12 @@ def find_logs(logs: Any, keep: tuple[type, ...] = ()) -> list[Found]:
         try:
             st = os.stat(path)
         except OSError as e:
-            if e.errno not in _MISSING and not glob.has_magic(os.fspath(item)):
+            if e.errno not in _MISSING and not _has_magic(os.fspath(item)):
                 out.append(path)  # it is there, or may be: its read says what is wrong
                 continue
             if os.path.lexists(path):
                 raise FileNotFoundError(f"{path} is a broken symbolic link") from None
-            matches = sorted(glob.glob(os.fspath(item), recursive=True))
+            matches = sorted(_glob(os.fspath(item), recursive=True))
             files = [Path(m) for m in matches if os.path.isfile(m)]
             if not files:
                 raise FileNotFoundError(f"no log at {os.fspath(item)}") from None
@@ -212,6 +211,20 @@ def path_conversation_id(path: str) -> str:
     return strip_log_ending(_clean(shown_name(path)))
 
 
+def _has_magic(path: str | bytes) -> bool:
+    """``glob.has_magic``: whether ``path`` holds ``*``, ``?`` or ``[``, without loading glob
+    (and compiling its patterns) for a command given one file."""
+    if isinstance(path, bytes):
+        return b"*" in path or b"?" in path or b"[" in path
+    return "*" in path or "?" in path or "[" in path
+
+
+def _glob(pattern: Any, recursive: bool) -> list[Any]:
+    import glob  # here: only a pattern is matched
+
+    return glob.glob(pattern, recursive=recursive)
+
+
 def is_one_file(path: str) -> bool:
     """Whether ``path``, given alone, is one log file (not a directory, not a pattern that is
     not a file itself); a path that cannot be examined is, unless it is a pattern (its read
@@ -219,10 +232,8 @@ def is_one_file(path: str) -> bool:
     try:
         st = os.stat(path)
     except OSError:
-        return not glob.has_magic(path)
-    return not stat.S_ISDIR(st.st_mode) and not (
-        glob.has_magic(path) and not stat.S_ISREG(st.st_mode)
-    )
+        return not _has_magic(path)
+    return not stat.S_ISDIR(st.st_mode) and not (_has_magic(path) and not stat.S_ISREG(st.st_mode))
 
 
 def find_named_logs(
@@ -270,9 +281,9 @@ def find_named_logs(
             )
             continue
         searched = [given]
-        if glob.has_magic(given) and not os.path.lexists(given):
+        if _has_magic(given) and not os.path.lexists(given):
             # a pattern: the directories it matches are searched, as if each were given
-            matches = sorted(glob.glob(given, recursive=True))
+            matches = sorted(_glob(given, recursive=True))
             dirs = [m for m in matches if os.path.isdir(m)]
             if dirs:
                 searched = dirs + ([given] if len(dirs) < len(matches) else [])

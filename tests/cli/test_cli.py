@@ -1137,6 +1137,88 @@ def test_a_report_of_many_logs_ends_without_teardown(tmp_path: Path) -> None:
     assert out.read_bytes().startswith(b"<!DOCTYPE html>")
 
 
+def test_the_collector_waits_for_the_start_up_then_runs(
+    session: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The console script turns the collector off while the command line and the command's
+    module load (what they make lives as long as the process), then freezes what is alive
+    and turns it on before the command runs; what it froze is unfrozen before the
+    interpreter's own exit (the thread test above: the teardown's finalizers still run). A
+    collector already off is left off."""
+    import gc
+
+    import sessiontools._main as m
+    from sessiontools._cli import main as cli_main
+
+    seen: list[tuple[bool, int]] = []
+    monkeypatch.setattr(cli_main, "_COMMANDS", {"otel": ".otel"})
+    monkeypatch.setattr(cli_main.cli, "commands", {})  # the command's module loads again
+    real = cli_main.cli.add_command
+
+    def added(command: Any, name: str | None = None) -> None:
+        seen.append((gc.isenabled(), gc.get_freeze_count()))
+        real(command, name)
+
+    monkeypatch.setattr(cli_main.cli, "add_command", added)
+    frozen = gc.get_freeze_count()
+    try:
+        m._hold_collector()
+        assert not gc.isenabled()
+        out = tmp_path / "out.json"
+        assert cli_main.main(["otel", str(session), "--out", str(out)]) == 0
+        assert gc.isenabled() and gc.get_freeze_count() > frozen
+        assert seen == [(False, frozen)]  # off while the module loaded
+        assert out.read_bytes() == otlp_json(session)
+    finally:
+        m._thaw()  # as before the interpreter's own exit
+        gc.enable()
+    assert gc.get_freeze_count() == frozen
+    gc.disable()
+    try:
+        m._hold_collector()
+        m.loaded()
+        assert not gc.isenabled() and gc.get_freeze_count() == 0  # not ours to turn on
+    finally:
+        gc.enable()
+
+
+@pytest.mark.parametrize("to_file", [True, False])
+def test_the_export_is_written_back_as_it_goes(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsysbinary: pytest.CaptureFixture[bytes],
+    to_file: bool,
+) -> None:
+    """``--out FILE``: every 4 MiB written, the kernel is asked to start writing them to the
+    disk (``POSIX_FADV_DONTNEED``), so that the ``fsync`` before the rename waits for the last
+    pieces only; the bytes are the same. A copy to stdout is not synced, and not advised."""
+    asked: list[tuple[int, int]] = []
+    real = getattr(os, "posix_fadvise", None)
+
+    def advise(fd: int, offset: int, length: int, advice: int) -> None:
+        assert advice == os.POSIX_FADV_DONTNEED
+        asked.append((offset, length))
+        if real is not None:
+            real(fd, offset, length, advice)
+
+    monkeypatch.setattr(os, "posix_fadvise", advise, raising=False)
+    monkeypatch.setattr(
+        os, "POSIX_FADV_DONTNEED", getattr(os, "POSIX_FADV_DONTNEED", 4), raising=False
+    )
+    target = tmp_path / "out.json"
+    piece = b"x" * (3 << 20)
+    with _output._Output(str(target) if to_file else None) as out:
+        for _ in range(5):
+            out.write(piece)
+        out.commit()
+    mib = 1 << 20
+    if to_file:
+        assert asked == [(0, 6 * mib), (6 * mib, 6 * mib)]  # 15 MiB: the last 3 at the sync
+        assert target.read_bytes() == piece * 5
+    else:
+        assert asked == [] and capsysbinary.readouterr().out == piece * 5
+
+
 def test_the_quick_exit_skips_the_teardown(session: Path, tmp_path: Path) -> None:
     """What the quick exit is for: an object's finalizer at teardown does not run (and, in a
     process of its own, it would run with sys.exit)."""

@@ -816,7 +816,11 @@ def test_max_line_bytes(tmp_path: Path) -> None:
     export = invoke("otel", str(log), "--max-line-bytes", str(limit))
     assert result.exit_code == export.exit_code == 1
     (error,) = result.stderr.splitlines()
-    assert error == export.stderr.strip().replace("otel", "report") + "; skipped"
+    assert (
+        error
+        == export.stderr.strip().replace("sessiontools otel:", "sessiontools report:", 1)
+        + "; skipped"
+    )
     assert Counter(page(out.read_bytes()).marks) == Counter(
         export_spans(other.read_bytes(), str(other).removesuffix(".jsonl"))  # one of two logs
     )

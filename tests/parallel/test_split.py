@@ -284,6 +284,71 @@ def test_no_fork_or_no_temporary_file_reads_in_one_process(
     assert gc.get_freeze_count() == frozen  # what was frozen for the fork is not left frozen
 
 
+def test_the_export_looks_for_its_cut_before_the_middle(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The export's process copies the child's spans and syncs the output once both parts
+    are read: its cut is looked for from 49% of the log (the others' from ``CUT_AT``)."""
+    from sessiontools._otel.export import EXPORT_CUT_AT
+
+    path = tmp_path / "built.jsonl"
+    path.write_bytes(built_log(200))
+    asked: list[float | None] = []
+    real = _split.plan_cut
+
+    def plan(reader: Any, workers: int | None, *, at: float | None = None) -> Any:
+        asked.append(at)
+        return real(reader, workers, at=at)
+
+    monkeypatch.setattr(_split, "plan_cut", plan)
+    assert otlp_json(path, workers=2) == otlp_json(path, workers=1)
+    assert asked == [EXPORT_CUT_AT, EXPORT_CUT_AT] and EXPORT_CUT_AT < 0.5 < _cut.CUT_AT
+    size = path.stat().st_size
+    cut = _cut.find_cut(str(path), size, at=EXPORT_CUT_AT)
+    later = _cut.find_cut(str(path), size)
+    assert cut is not None and later is not None and EXPORT_CUT_AT * size <= cut < later
+
+
+@pytest.mark.skipif(not hasattr(os, "O_TMPFILE"), reason="Linux's files with no name")
+def test_the_childs_file_is_made_where_tempfile_would_make_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The child's file has no name and is made in the first directory of TMPDIR, TEMP, TMP,
+    /tmp... where a file can be made, as ``tempfile.TemporaryFile`` would (without loading
+    it); ``tempfile`` makes it when its directory was set, or when a directory refuses such a
+    file for another reason (here an error the kernel may give, made up)."""
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", None)  # as in a process that never used tempfile
+    missing, there = tmp_path / "missing", tmp_path / "there"
+    there.mkdir()
+    monkeypatch.setenv("TMPDIR", str(missing))
+    monkeypatch.setenv("TEMP", str(there))
+    monkeypatch.delenv("TMP", raising=False)
+    made: list[str] = []
+    monkeypatch.setattr(tempfile, "TemporaryFile", lambda **kw: made.append("tempfile"))
+    with _split._temporary_file(1 << 20) as f:
+        f.write(b"spans")
+        f.seek(0)
+        assert f.read() == b"spans"
+        where = os.readlink(f"/proc/self/fd/{f.fileno()}")
+    assert where.startswith(f"{there}/") and where.endswith(" (deleted)")
+    assert list(there.iterdir()) == [] and made == []
+
+    monkeypatch.setattr(tempfile, "tempdir", str(there))
+    assert _split._temporary_file(1 << 20) is None and made == ["tempfile"]
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    real_open = os.open
+
+    def refused(path: Any, flags: int, *args: Any) -> int:
+        if flags & os.O_TMPFILE == os.O_TMPFILE:
+            raise OSError(95, "Operation not supported")
+        return real_open(path, flags, *args)
+
+    monkeypatch.setattr(_split.os, "open", refused)
+    assert _split._temporary_file(1 << 20) is None and made == ["tempfile", "tempfile"]
+
+
 def test_a_copy_of_the_line_before_the_cut_is_read_here(tmp_path: Path, cut_at: Any) -> None:
     """One reader skips an entry that repeats the one before it: the child, which does not see
     the line before the cut, cannot; its work is dropped when its first line is that copy."""

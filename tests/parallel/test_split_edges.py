@@ -347,7 +347,7 @@ def _split_find_cut_is(path: Path, cut: int) -> None:
     """Also check the real forked path at that cut."""
     mp = pytest.MonkeyPatch()
     try:
-        mp.setattr(_cut, "find_cut", lambda p, s: cut)
+        mp.setattr(_cut, "find_cut", lambda p, s, **_: cut)
         assert export(path, workers=2) == export(path, workers=1)
     finally:
         mp.undo()
@@ -496,7 +496,7 @@ def test_warnings_as_errors_in_the_forked_path(tmp_path: Path) -> None:
         got = []
         for workers in (1, 2):
             mp = pytest.MonkeyPatch()
-            mp.setattr(_cut, "find_cut", lambda p, s: len(R1))
+            mp.setattr(_cut, "find_cut", lambda p, s, **_: len(R1))
             fds = open_fds()
             try:
                 with warnings.catch_warnings():
@@ -738,7 +738,7 @@ def test_random_logs_forked_at_each_run(tmp_path: Path, monkeypatch: pytest.Monk
                 or b'"type":"run_started"' not in data[cut : cut + 80]
             ):
                 continue
-            monkeypatch.setattr(_cut, "find_cut", lambda p, s, cut=cut: cut)
+            monkeypatch.setattr(_cut, "find_cut", lambda p, s, cut=cut, **_: cut)
             assert export(path, workers=2) == expected, (i, cut)
     assert no_child_left()
     assert gc.get_freeze_count() == 0
