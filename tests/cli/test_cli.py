@@ -1092,9 +1092,17 @@ def run_console_script(
 
 def test_a_running_thread_means_the_interpreters_own_exit(session: Path) -> None:
     """Another thread still running means the interpreter's own exit: the thread finishes."""
+    # The thread is still running when the command leaves, however long the command took
+    # (it waited 0.2 s from the start: a slow machine's command outlasted it).
     thread = (
         "import threading, time\n"
-        "threading.Thread(target=lambda: (time.sleep(0.2), "
+        "leaving = threading.Event()\n"
+        "leave = m._leave\n"
+        "def _leave(code):\n"
+        "    leaving.set()\n"
+        "    leave(code)\n"
+        "m._leave = _leave\n"
+        "threading.Thread(target=lambda: (leaving.wait(), time.sleep(0.2), "
         "print('thread', file=sys.stderr))).start()\n"
     )
     got = run_console_script(thread, "otel", str(session))
