@@ -20,7 +20,6 @@ from __future__ import annotations
 import bisect
 import concurrent.futures
 import contextlib
-import dataclasses
 import functools
 import gc
 import os
@@ -35,7 +34,6 @@ import orjson
 
 from .._cost.rows import _LogRows
 from .._errors import LogError, SessionToolsWarning, TornTailWarning, UsageConventionError
-from .._fast import fast_maker
 from .._log.entries import (
     DecisionEntry,
     Entry,
@@ -54,10 +52,18 @@ from .._log.warnings import Warnings
 from .._model.fold import RecordingCalls, SessionFold, iter_runs
 from .._model.runs import LabelSource, Run, ToolCallRecord
 from .._model.session import Session
-from .._otel.spans import SESSION_LABELS, STATUS_CODE_ERROR, AttributeValue, Span, trace_spans
+from .._otel.spans import (
+    SESSION_LABELS,
+    STATUS_CODE_ERROR,
+    STATUS_CODE_UNSET,
+    AttributeValue,
+    _RunContext,
+    run_items,
+)
 from .._parallel.cut import SPLIT_FROM_BYTES, available_cores
 from .._parallel.pool import MAX_WORKERS, PARALLEL_FROM, pool_map, worker_pool
 from .._parallel.split import Hooks, read_runs
+from .facts import CLASS_NUMBERS, FactsTable, drawing
 
 __all__ = [
     "LANE_MODEL",
@@ -67,7 +73,7 @@ __all__ = [
     "MAX_ROWS",
     "ContentItem",
     "CostKey",
-    "Draft",
+    "FactsTable",
     "LabelChange",
     "LogRead",
     "ReportReads",
@@ -90,12 +96,11 @@ _TOOL_ERRORS = {"denied": "dn", "refused": "rf", "tool_error": "e", "crashed": "
 #: call).
 CostKey: TypeAlias = tuple[Any, ...] | None
 
-#: A mark before its cost is known: (span, kind, lane, row, classes, cost key, seq). ``kind``
-#: is ``data-span-kind``; ``lane`` and ``row`` place it; ``classes`` say how it went, as CSS
-#: class names (``e`` error, ``y`` retried, ``k`` crashed or cut off, ``dn`` denied, ``rf``
-#: refused, ``rs`` settled by a later run; ``""`` when it went well); ``seq`` is the entry
-#: that opens it.
-Draft: TypeAlias = tuple[Span, str, int, int, str, CostKey, int]
+#: A span as the report reads it, made by the export's code (``_FactsContext``): (span id,
+#: parent span id, name, start, end, attributes, status code, status message).
+_SpanItem: TypeAlias = tuple[
+    bytes, bytes, str, int, int, list[tuple[str, AttributeValue]], int, str
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,9 +134,12 @@ class LabelChange:
 class RunDraft:
     """One run as the report shows it, its costs not known yet (``RunView`` once they are).
 
-    Pickled (from a worker of the pool) with its marks' spans as plain tuples, which pickle
-    and load several times faster than the dataclasses (0.1 s against 0.6 s for the 20,000
-    spans of the 100 MB log).
+    ``rows`` counts each lane's rows; ``drawing`` is the run's drawing as the page's facts
+    hold it: its rows (``lane, y, lane, y...``), height, and its time axis' start after the
+    run's and length (ns). ``records`` are its marks' facts records in the drawing's order
+    (``render._Facts``), one per span of the export, their strings and shapes in ``table``
+    and in the place of their cost its key (``CostKey``); ``ids`` their span ids, 8 bytes
+    each, in that order. The run's ``invoke_agent`` span's record is the first.
     """
 
     index: int
@@ -145,41 +153,12 @@ class RunDraft:
     tool_calls: int
     tool_model_calls: int
     trace_id: str
-    axis_start_unix_nano: int
-    axis_end_unix_nano: int
     rows: tuple[int, int, int, int]
-    marks: list[Draft]
+    drawing: tuple[list[int], int, int, int]
+    records: list[list[Any]]
+    ids: bytes
+    table: FactsTable
     content: tuple[ContentItem, ...]
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        fields = [getattr(self, name) for name in _DRAFT_FIELDS]
-        marks = [(_span_fields(m[0]), *m[1:]) for m in self.marks]
-        return _run_draft_of, (fields, marks)
-
-
-_DRAFT_FIELDS = tuple(name for name in RunDraft.__slots__ if name != "marks")
-_new_span = fast_maker(Span)
-
-
-def _span_fields(span: Span) -> tuple[Any, ...]:
-    return (
-        span.trace_id,
-        span.span_id,
-        span.parent_span_id,
-        span.name,
-        span.kind,
-        span.start_time_unix_nano,
-        span.end_time_unix_nano,
-        span.attributes,
-        span.status_code,
-        span.status_message,
-    )
-
-
-def _run_draft_of(fields: list[Any], marks: list[tuple[Any, ...]]) -> RunDraft:
-    """A ``RunDraft`` unpickled (``RunDraft.__reduce__``)."""
-    spans = [(_new_span(*m[0]), *m[1:]) for m in marks]
-    return RunDraft(**dict(zip(_DRAFT_FIELDS, fields, strict=True)), marks=spans)
 
 
 @dataclass(slots=True)
@@ -197,6 +176,7 @@ class LogRead:
     conversation_id: str
     rows: _LogRows | None = None
     runs: list[RunDraft] = field(default_factory=list)
+    table: FactsTable | None = None
     label_changes: tuple[LabelChange, ...] = ()
     labels: tuple[str, ...] = ()
     outside: list[ContentItem] = field(default_factory=list)
@@ -361,26 +341,27 @@ def _runs(read: LogRead, runs: Iterable[Run], tap: _Tap) -> None:
     """Each run as it ends: its cost rows, its spans and marks, its conversation."""
     read.rows = _LogRows(read.name)
     read.tool_outcomes = dict.fromkeys(("", *_TOOL_ERRORS), 0)
+    read.table = FactsTable(read.conversation_id)
     _more_runs(read, runs, tap)
 
 
 def _more_runs(read: LogRead, runs: Iterable[Run], tap: _Tap) -> None:
-    rows = read.rows
-    assert rows is not None
+    """Each run's cost rows and marks. Its spans are made by the export's code
+    (``run_items``) with its defaults; the runs were checked as read (an exporter's reader,
+    or ``check_run`` for a ``Session``'s)."""
+    rows, table = read.rows, read.table
+    assert rows is not None and table is not None
+    conversation = read.conversation_id
     outcomes = read.tool_outcomes
     for run in runs:
         rows.add(run)
         before, inside = tap.take(run)
         read.outside.extend(before)
-        spans = list(trace_spans([run], conversation_id=read.conversation_id))
-        draft = _run_draft(run, spans, read.name, inside)
-        for mark in draft.marks:
-            if mark[1] == "execute_tool" and mark[2] == LANE_TOOL:
-                outcomes[""] += 1
-                error = _attribute(mark[0], "error.type")
-                if isinstance(error, str) and error in outcomes:
-                    outcomes[error] += 1
-        read.runs.append(draft)
+        ctx = _FactsContext(run, conversation, None, None, None, False)
+        spans = [span for _, span in run_items(ctx, run)]
+        read.runs.append(
+            _run_draft(run, spans, ctx.trace_id.hex(), read.name, inside, table, outcomes)
+        )
 
 
 #: Where a log read in two is cut when this process has work to do meanwhile (``idle``:
@@ -412,6 +393,7 @@ class _ReportJob(Hooks):
         self.child: _ReportJob | None = None  # the part after the cut (``for_child``)
         read.rows = _LogRows(read.name)
         read.tool_outcomes = dict.fromkeys(("", *_TOOL_ERRORS), 0)
+        read.table = FactsTable(read.conversation_id)
 
     def for_child(self) -> _ReportJob:
         read = self.read
@@ -456,9 +438,9 @@ class _ReportJob(Hooks):
         read.outside.extend(outside)
         tap.items.extend(items)
         tap.label_times.update(label_times)
+        _with_session_labels(drafts, labels)
         for draft in drafts:
             draft.index += runs
-            draft.marks = [_with_session_labels(mark, labels) for mark in draft.marks]
             read.runs.append(draft)
         read.rows.extend(rows, labels, runs)
         for key, count in outcomes.items():
@@ -476,17 +458,24 @@ class _ReportJob(Hooks):
         return sources, tuple(sorted({*fold.labels, *own}))
 
 
-def _with_session_labels(mark: Draft, labels: set[str]) -> Draft:
-    """A mark of the child's: its run's span with the labels ``labels`` the session held
-    before the cut added to its ``agentloop.session.labels``, its last attribute."""
-    span = mark[0]
-    if mark[1] != "invoke_agent" or not labels:
-        return mark
-    key, value = span.attributes[-1]
-    if key != SESSION_LABELS or not isinstance(value, tuple):
-        raise AssertionError(f"a run's span ends with {key!r}")
-    attributes = (*span.attributes[:-1], (key, tuple(sorted(labels.union(value)))))
-    return (dataclasses.replace(span, attributes=attributes), *mark[1:])
+def _with_session_labels(drafts: list[RunDraft], labels: set[str]) -> None:
+    """The child's runs: each run's span (its drawing's first record) with the labels
+    ``labels`` the session held before the cut added to its ``agentloop.session.labels``, its
+    last attribute; the strings of the child's table then first used by its first run's."""
+    if not labels or not drafts:
+        return
+    table = drafts[0].table
+    strings = table.strings
+    for draft in drafts:
+        if draft.table is not table:
+            raise AssertionError("the child's runs have different tables")
+        record = draft.records[0]
+        key = table.shapes[record[0]][-1]
+        if key != "a:" + SESSION_LABELS:
+            raise AssertionError(f"a run's span ends with {key!r}")
+        held = sorted(labels.union(strings[i] for i in record[-1]))
+        record[-1] = [table.s(label) for label in held]
+    table.reorder_first(drafts[0].records[0])
 
 
 def _close(
@@ -563,22 +552,53 @@ class _Tap:
         return before, inside
 
 
-def _attribute(span: Span, key: str) -> AttributeValue | None:
-    for k, v in span.attributes:
+class _FactsContext(_RunContext[_SpanItem]):
+    """Makes each span of a run a ``_SpanItem``: the export's spans, without ``Span``
+    values."""
+
+    __slots__ = ()
+
+    def span(
+        self,
+        ident: bytes,
+        parent: bytes,
+        name: str,
+        kind: int,
+        start: int,
+        end: int,
+        attrs: list[tuple[str, AttributeValue]],
+        status_code: int = STATUS_CODE_UNSET,
+        status_message: str = "",
+    ) -> _SpanItem:
+        return (ident, parent, name, start, end, attrs, status_code, status_message)
+
+
+def _attribute(attrs: list[tuple[str, AttributeValue]], key: str) -> AttributeValue | None:
+    for k, v in attrs:
         if k == key:
             return v
     return None
 
 
-def _run_draft(run: Run, spans: list[Span], name: str, content: list[ContentItem]) -> RunDraft:
-    """A run's marks: one per span, in the spans' order."""
+def _run_draft(
+    run: Run,
+    spans: list[_SpanItem],
+    trace_id: str,
+    name: str,
+    content: list[ContentItem],
+    table: FactsTable,
+    outcomes: dict[str, int],
+) -> RunDraft:
+    """A run's marks: one per span, placed in the spans' order, their records in the
+    drawing's (row by row, each row's in the spans' order); ``outcomes`` counts its tool
+    calls by their ``error.type`` and in all."""
     # gen_ai.operation.name is every span's first attribute (docs/traces.md, "Attributes");
     # the others are looked up in the spans that need them
-    kinds = [s.attributes[0][1] if s.attributes else None for s in spans]
+    kinds = [s[5][0][1] if s[5] else None for s in spans]
     run_spans = [s for s, k in zip(spans, kinds, strict=True) if k == "invoke_agent"]
     if len(run_spans) != 1:
         raise AssertionError(f"{name}: run {run.index}: {len(run_spans)} invoke_agent spans")
-    run_id = run_spans[0].span_id
+    run_id = run_spans[0][0]
     # the contract's order: start time, then seq
     calls = sorted(
         [(t.start_time_unix_nano, t.seq) for t in run.turns]
@@ -589,63 +609,91 @@ def _run_draft(run: Run, spans: list[Span], name: str, content: list[ContentItem
     # keys are the same entry numbers): a tool's model call then goes to the one with its
     # times (a tool's model calls span their tool's call) that still has calls to give.
     tools: dict[bytes, list[ToolCallRecord]] = {}
+    call_of: list[ToolCallRecord | None] = []
     for span, kind in zip(spans, kinds, strict=True):
+        record = None
         if kind == "execute_tool":
-            call_id = _attribute(span, "gen_ai.tool.call.id")
+            call_id = span[5][3][1]  # gen_ai.tool.call.id: the tool span's fourth attribute
             record = records.get(call_id) if isinstance(call_id, str) else None
             if record is None:
                 raise AssertionError(f"{name}: run {run.index}: a tool span without its call")
-            tools.setdefault(span.span_id, []).append(record)
+            tools.setdefault(span[0], []).append(record)
+        call_of.append(record)
     given: dict[str, int] = {}  # call id -> its model calls given a span so far
-    t0 = min(s.start_time_unix_nano for s in spans)
-    t1 = max(s.end_time_unix_nano for s in spans)
+    t0 = min(s[3] for s in spans)
+    t1 = max(s[4] for s in spans)
     rows_end: list[int] = []
-    marks: list[Draft] = []
+    # each mark: (lane, row, classes, cost key); in the spans' order
+    marks: list[tuple[int, int, str, CostKey]] = []
     next_call = 0
     tool_models = 0
-    for span, kind in zip(spans, kinds, strict=True):
-        error = _attribute(span, "error.type")
+    for span, kind, call in zip(spans, kinds, call_of, strict=True):
         if kind == "invoke_agent":
-            if error == "crashed":
+            if _attribute(span[5], "error.type") == "crashed":
                 classes = "k"
             else:
-                classes = "e" if span.status_code == STATUS_CODE_ERROR else ""
-            marks.append((span, "invoke_agent", LANE_RUN, 0, classes, (0,), run.start_seq))
-        elif kind == "execute_tool":
-            record = records[str(_attribute(span, "gen_ai.tool.call.id"))]
-            row = _place(rows_end, span)
+                classes = "e" if span[6] == STATUS_CODE_ERROR else ""
+            marks.append((LANE_RUN, 0, classes, (0,)))
+        elif call is not None:
+            row = _place(rows_end, span[3], span[4])
             flags = []
+            outcomes[""] += 1
+            error = _attribute(span[5], "error.type") if span[6] == STATUS_CODE_ERROR else None
             if isinstance(error, str) and error in _TOOL_ERRORS:
                 flags.append(_TOOL_ERRORS[error])
-            if record.resumed:
+                outcomes[error] += 1
+            if call.resumed:
                 flags.append("rs")
-            key: CostKey = (1, record.call_id) if record.model_calls else None
-            marks.append(
-                (span, "execute_tool", LANE_TOOL, row, " ".join(flags), key, record.open_seq)
-            )
-        elif span.parent_span_id in tools:
-            record = _tool_of(span, tools[span.parent_span_id], given)
-            if record is None:
+            key: CostKey = (1, call.call_id) if call.model_calls else None
+            marks.append((LANE_TOOL, row, " ".join(flags), key))
+        elif span[1] in tools:
+            found = _tool_of(span[3], span[4], tools[span[1]], given)
+            if found is None:
                 raise AssertionError(f"{name}: run {run.index}: a tool's model call out of place")
-            index = given.get(record.call_id, 0)
-            given[record.call_id] = index + 1
-            seq = record.result_seq if record.result_seq is not None else record.open_seq
-            key = (2, "tool", seq, record.model_calls[index].index)
+            index = given.get(found.call_id, 0)
+            given[found.call_id] = index + 1
+            seq = found.result_seq if found.result_seq is not None else found.open_seq
+            key = (2, "tool", seq, found.model_calls[index].index)
             tool_models += 1
-            row = min(index, MAX_ROWS - 1)
-            marks.append((span, "chat", LANE_TOOL_MODEL, row, "", key, seq))
+            marks.append((LANE_TOOL_MODEL, min(index, MAX_ROWS - 1), "", key))
         else:
-            if span.parent_span_id != run_id or next_call >= len(calls):
+            if span[1] != run_id or next_call >= len(calls):
                 raise AssertionError(f"{name}: run {run.index}: a model call out of place")
             seq = calls[next_call][1]
             next_call += 1
             classes = ""
-            if span.status_code == STATUS_CODE_ERROR:
-                classes = "e y" if _attribute(span, "agentloop.retry") is True else "e"
-            marks.append((span, "chat", LANE_MODEL, 0, classes, (2, "turn", seq, 0), seq))
+            if span[6] == STATUS_CODE_ERROR:
+                classes = "e y" if _attribute(span[5], "agentloop.retry") is True else "e"
+            marks.append((LANE_MODEL, 0, classes, (2, "turn", seq, 0)))
     if next_call != len(calls):
         raise AssertionError(f"{name}: run {run.index}: model calls without a span")
-    deepest = max((m[3] for m in marks if m[2] == LANE_TOOL_MODEL), default=-1)
+    deepest = max((m[1] for m in marks if m[0] == LANE_TOOL_MODEL), default=-1)
+    counts = (1, 1 if calls else 0, len(rows_end), deepest + 1)
+    lanes, first, height = drawing(counts)
+    # the drawing's order: row by row, each row's marks in the spans' order
+    order = sorted(range(len(spans)), key=lambda i: first[marks[i][0]] + marks[i][1])
+    start = run.start_time_unix_nano
+    made = table.record
+    conversation = table.strings[0]
+    facts: list[list[Any]] = []
+    for i in order:
+        lane, row, classes, key = marks[i]
+        number = CLASS_NUMBERS.get(classes)
+        if number is None:
+            raise AssertionError(f"unexpected mark {classes!r} on {lane}")
+        span = spans[i]
+        facts.append(
+            made(
+                span[2],
+                span[3] - start,
+                span[4] - span[3],
+                key,
+                (first[lane] + row) * 16 + number,
+                span[5],
+                span[7] if span[6] == STATUS_CODE_ERROR else None,
+                conversation,
+            )
+        )
     return RunDraft(
         index=run.index,
         start_seq=run.start_seq,
@@ -657,40 +705,38 @@ def _run_draft(run: Run, spans: list[Span], name: str, content: list[ContentItem
         failed_calls=len(run.failed_calls),
         tool_calls=len(run.tool_calls),
         tool_model_calls=tool_models,
-        trace_id=run_spans[0].trace_id.hex(),
-        axis_start_unix_nano=t0,
-        axis_end_unix_nano=t1,
-        rows=(1, 1 if calls else 0, len(rows_end), deepest + 1),
-        marks=marks,
+        trace_id=trace_id,
+        rows=counts,
+        drawing=(lanes, height, t0 - start, t1 - t0),
+        records=facts,
+        ids=b"".join([spans[i][0] for i in order]),
+        table=table,
         content=tuple(content),
     )
 
 
 def _tool_of(
-    span: Span, candidates: list[ToolCallRecord], given: dict[str, int]
+    start: int, end: int, candidates: list[ToolCallRecord], given: dict[str, int]
 ) -> ToolCallRecord | None:
     """The tool call a tool's model call span belongs to, among the calls whose spans have its
     parent's id: one with its times and a model call left, else any with one left."""
     left = [c for c in candidates if given.get(c.call_id, 0) < len(c.model_calls)]
     for c in left:
-        if (c.start_time_unix_nano, c.end_time_unix_nano) == (
-            span.start_time_unix_nano,
-            span.end_time_unix_nano,
-        ):
+        if (c.start_time_unix_nano, c.end_time_unix_nano) == (start, end):
             return c
     return left[0] if left else None
 
 
-def _place(rows_end: list[int], span: Span) -> int:
+def _place(rows_end: list[int], start: int, end: int) -> int:
     """The first row a tool call fits on without overlapping the one before it there."""
-    for row, end in enumerate(rows_end):
-        if span.start_time_unix_nano >= end:
-            rows_end[row] = span.end_time_unix_nano
+    for row, row_end in enumerate(rows_end):
+        if start >= row_end:
+            rows_end[row] = end
             return row
     if len(rows_end) < MAX_ROWS:
-        rows_end.append(span.end_time_unix_nano)
+        rows_end.append(end)
         return len(rows_end) - 1
-    rows_end[-1] = max(rows_end[-1], span.end_time_unix_nano)
+    rows_end[-1] = max(rows_end[-1], end)
     return MAX_ROWS - 1
 
 

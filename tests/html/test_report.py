@@ -1184,7 +1184,11 @@ def test_without_content_a_log_is_read_as_the_export_reads_it(
     assert typed.label_changes == full.label_changes
     assert any(c.time_unix_nano is not None and c.kind == "tool" for c in typed.label_changes)
     assert any(c.time_unix_nano is not None and c.kind != "tool" for c in typed.label_changes)
-    assert [r.marks for r in typed.runs] == [r.marks for r in full.runs]
+    assert [(r.records, r.ids, r.drawing) for r in typed.runs] == [
+        (r.records, r.ids, r.drawing) for r in full.runs
+    ]
+    assert typed.table is not None and full.table is not None
+    assert (typed.table.strings, typed.table.shapes) == (full.table.strings, full.table.shapes)
 
 
 def test_a_session_priced_nowhere_says_unpriced_once(tmp_path: Path) -> None:
