@@ -180,6 +180,20 @@ def _environment() -> jinja2.Environment:
     return env
 
 
+#: The templates a page is rendered from.
+_TEMPLATES = ("report.html.j2", "session.html.j2", "sessions.html.j2")
+
+
+def load_templates() -> None:
+    """Compile the templates and read the style and script now (Jinja2 keeps them), for a
+    caller with time to spare: ``sessiontools report`` while other processes read the logs.
+    Changes nothing but when it is done."""
+    _assets()
+    env = _environment()
+    for name in _TEMPLATES:
+        env.get_template(name)
+
+
 class _Facts:
     """Every run's drawing and every mark's facts, as the compact JSON ``report.js`` reads and
     draws the timelines from.
