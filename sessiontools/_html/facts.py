@@ -84,7 +84,16 @@ class FactsTable:
     ``order`` is that order when it is not the strings' (``reorder``: the labels a log's
     second part takes from its first). Pickled without its caches."""
 
-    __slots__ = ("_int_keys", "_pairs", "_shape_index", "index", "order", "shapes", "strings")
+    __slots__ = (
+        "_int_keys",
+        "_pairs",
+        "_shape_index",
+        "index",
+        "order",
+        "shapes",
+        "strings",
+        "templates",
+    )
 
     def __init__(self, conversation_id: str) -> None:
         self.strings: list[str] = []
@@ -94,6 +103,8 @@ class FactsTable:
         self.order: list[int] | None = None
         self._pairs: dict[tuple[str, AttributeValue], tuple[str, Any]] = {}
         self._int_keys: dict[str, str] = {}
+        #: What the process that makes the records keeps to make them faster (not pickled).
+        self.templates: Any = None
         self.s(conversation_id)  # the page takes a session's conversation id first
 
     def __getstate__(self) -> tuple[Any, ...]:
@@ -105,6 +116,7 @@ class FactsTable:
         self._shape_index = {shape: i for i, shape in enumerate(self.shapes)}
         self._pairs = {}
         self._int_keys = {}
+        self.templates = None
 
     def s(self, text: str) -> int:
         index = self.index.get(text)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import bisect
 import concurrent.futures
 import contextlib
+import dataclasses
 import functools
 import gc
 import os
@@ -52,13 +53,19 @@ from .._log.warnings import Warnings
 from .._model.fold import RecordingCalls, SessionFold, iter_runs
 from .._model.runs import LabelSource, Run, ToolCallRecord
 from .._model.session import Session
+from .._otel.ids import _span_id
 from .._otel.spans import (
+    _FIRST,
     SESSION_LABELS,
     STATUS_CODE_ERROR,
     STATUS_CODE_UNSET,
     AttributeValue,
+    _add_usage,
+    _agent_span,
+    _failed_spans,
     _RunContext,
-    run_items,
+    _tool_spans,
+    _turn_spans,
 )
 from .._parallel.cut import SPLIT_FROM_BYTES, available_cores
 from .._parallel.pool import MAX_WORKERS, PARALLEL_FROM, pool_map, worker_pool
@@ -358,10 +365,7 @@ def _more_runs(read: LogRead, runs: Iterable[Run], tap: _Tap) -> None:
         before, inside = tap.take(run)
         read.outside.extend(before)
         ctx = _FactsContext(run, conversation, None, None, None, False)
-        spans = [span for _, span in run_items(ctx, run)]
-        read.runs.append(
-            _run_draft(run, spans, ctx.trace_id.hex(), read.name, inside, table, outcomes)
-        )
+        read.runs.append(_run_draft(run, ctx, read.name, inside, table, outcomes))
 
 
 #: Where a log read in two is cut when this process has work to do meanwhile (``idle``:
@@ -580,10 +584,167 @@ def _attribute(attrs: list[tuple[str, AttributeValue]], key: str) -> AttributeVa
     return None
 
 
+#: A span of a run, in the export's order (``_spans``): its id, its parent's id, start, end,
+#: how its record is made (``_GENERIC``: of its ``_SpanItem`` by ``FactsTable.record``; a turn,
+#: a tool call or a tool's model call: by ``_Templates``) and what it is made of.
+_Entry: TypeAlias = tuple[bytes, bytes, int, int, int, Any]
+_GENERIC, _TURN, _TOOL, _TOOL_CHAT = 0, 1, 2, 3
+
+
+def _spans(run: Run, ctx: _FactsContext) -> list[_Entry]:
+    """The spans of ``run`` as ``run_items`` orders them (start time, seq, kind, index; the
+    same ids), without the attributes of its turns', tool calls' and tools' model calls'
+    spans, whose records ``_Templates`` makes of what they stand for. The run's and failed
+    calls' spans are the export's (``_agent_span``, ``_failed_spans``)."""
+    prefix, run_id = ctx.prefix, ctx.run_id
+    order, agent = _agent_span(ctx, run)
+    keyed: list[tuple[tuple[int, int, int, int], _Entry]] = [
+        (order, (agent[0], agent[1], agent[3], agent[4], _GENERIC, agent))
+    ]
+    add = keyed.append
+    for t in run.turns:
+        ident = _span_id(prefix, "chat", t.seq, 0)
+        start = t.start_time_unix_nano
+        add(((start, t.seq, 1, 0), (ident, run_id, start, t.time_unix_nano, _TURN, t)))
+    if run.failed_calls:
+        failed: list[tuple[tuple[int, int, int, int], _SpanItem]] = []
+        _failed_spans(ctx, run, failed)
+        for order, span in failed:
+            add((order, (span[0], span[1], span[3], span[4], _GENERIC, span)))
+    for c in run.tool_calls:
+        # a call settled by a later run is keyed on that run's tool_result (index 0)
+        if c.resumed and c.result_seq is not None:
+            key_seq, key_index = c.result_seq, 0
+        else:
+            key_seq, key_index = c.open_seq, c.open_index
+        tool_id = _span_id(prefix, "execute_tool", key_seq, key_index)
+        start, end = c.start_time_unix_nano, c.end_time_unix_nano
+        add(((start, key_seq, 2, key_index), (tool_id, run_id, start, end, _TOOL, c)))
+        if not c.model_calls:
+            continue
+        result_seq = c.result_seq if c.result_seq is not None else c.open_seq
+        for j, m in enumerate(c.model_calls):
+            ident = _span_id(prefix, "tool_chat", result_seq, m.index)
+            add(((start, result_seq, 3, m.index), (ident, tool_id, start, end, _TOOL_CHAT, (c, j))))
+    keyed.sort(key=_FIRST)
+    return [entry for _, entry in keyed]
+
+
+def _tool_error(c: ToolCallRecord) -> str:
+    """A tool call's ``error.type`` (``spans._tool_spans``), ``""`` for none."""
+    if c.verdict == "deny":
+        return "denied"
+    if not c.has_result:
+        return "crashed"
+    if c.refused:
+        return "refused"
+    if c.is_error:
+        return "tool_error"
+    return ""
+
+
+class _Templates:
+    """The records of the spans of turns, tool calls and tools' model calls, made as
+    ``FactsTable.record`` makes them of the export's spans: the first span of each kind
+    and key (the attributes that are not counts nor a call id) is made by the export's code
+    (``spans._turn_spans``, ``_tool_spans``) and its record by ``record``; the others copy
+    that record, with their own counts and call id. Its strings are in the table already
+    (but a call id), so the table's order of first use is the same."""
+
+    def __init__(self, table: FactsTable) -> None:
+        self.table = table
+        # key -> (the record's head and values, the positions of the values that vary)
+        self.made: dict[tuple[Any, ...], tuple[list[Any], list[int]]] = {}
+
+    def record(
+        self, run: Run, ctx: _FactsContext, entry: _Entry, cost: Any, place: int
+    ) -> list[Any]:
+        kind, source = entry[4], entry[5]
+        start = run.start_time_unix_nano
+        if kind == _TURN:
+            usage = source.usage
+            key: tuple[Any, ...] = (
+                _TURN,
+                source.provider,
+                source.request_model,
+                source.model,
+                source.stop,
+                bool(usage.cache_read_tokens),
+                bool(usage.cache_write_tokens),
+            )
+            varying: list[Any] = _counts(usage)
+        elif kind == _TOOL:
+            key = (_TOOL, source.tool, _tool_error(source), source.verdict, source.labels)
+            key += (source.resumed,)
+            varying = [self.table.s(source.call_id)] if key in self.made else []
+        else:
+            call, j = source
+            model_call = call.model_calls[j]
+            usage = model_call.usage
+            key = (
+                _TOOL_CHAT,
+                model_call.model,
+                bool(usage.cache_read_tokens),
+                bool(usage.cache_write_tokens),
+            )
+            varying = _counts(usage)
+        hit = self.made.get(key)
+        if hit is None:
+            span = _one_span(run, ctx, entry)
+            made = self.table.record(
+                span[2],
+                span[3] - start,
+                span[4] - span[3],
+                cost,
+                place,
+                span[5],
+                span[7] if span[6] == STATUS_CODE_ERROR else None,
+                self.table.strings[0],
+            )
+            shape = self.table.shapes[made[0]]
+            spots = []
+            position = 6
+            for typed in shape:
+                if typed[0] in "oc":
+                    continue
+                if typed[0] == "i" or typed == "s:gen_ai.tool.call.id":
+                    spots.append(position)
+                position += 1
+            self.made[key] = (made.copy(), spots)
+            return made
+        template, spots = hit
+        out = template.copy()
+        out[2] = entry[2] - start
+        out[3] = entry[3] - entry[2]
+        out[4] = cost
+        out[5] = place
+        for position, value in zip(spots, varying, strict=True):
+            out[position] = value
+        return out
+
+
+def _counts(usage: Any) -> list[Any]:
+    """A model call's token counts as the values of its span's attributes (``_add_usage``)."""
+    counts: list[tuple[str, AttributeValue]] = []
+    _add_usage(counts, usage)
+    return [value for _, value in counts]
+
+
+def _one_span(run: Run, ctx: _FactsContext, entry: _Entry) -> _SpanItem:
+    """The export's span of a turn, tool call or tool's model call (``_spans``)."""
+    kind, source = entry[4], entry[5]
+    made: list[tuple[tuple[int, int, int, int], _SpanItem]] = []
+    if kind == _TURN:
+        _turn_spans(ctx, dataclasses.replace(run, turns=(source,)), made)
+        return made[0][1]
+    call, j = (source, -1) if kind == _TOOL else source
+    _tool_spans(ctx, dataclasses.replace(run, tool_calls=(call,)), made)
+    return made[j + 1][1]
+
+
 def _run_draft(
     run: Run,
-    spans: list[_SpanItem],
-    trace_id: str,
+    ctx: _FactsContext,
     name: str,
     content: list[ContentItem],
     table: FactsTable,
@@ -592,13 +753,8 @@ def _run_draft(
     """A run's marks: one per span, placed in the spans' order, their records in the
     drawing's (row by row, each row's in the spans' order); ``outcomes`` counts its tool
     calls by their ``error.type`` and in all."""
-    # gen_ai.operation.name is every span's first attribute (docs/traces.md, "Attributes");
-    # the others are looked up in the spans that need them
-    kinds = [s[5][0][1] if s[5] else None for s in spans]
-    run_spans = [s for s, k in zip(spans, kinds, strict=True) if k == "invoke_agent"]
-    if len(run_spans) != 1:
-        raise AssertionError(f"{name}: run {run.index}: {len(run_spans)} invoke_agent spans")
-    run_id = run_spans[0][0]
+    spans = _spans(run, ctx)
+    run_id = ctx.run_id
     # the contract's order: start time, then seq
     calls = sorted(
         [(t.start_time_unix_nano, t.seq) for t in run.turns]
@@ -609,45 +765,34 @@ def _run_draft(
     # keys are the same entry numbers): a tool's model call then goes to the one with its
     # times (a tool's model calls span their tool's call) that still has calls to give.
     tools: dict[bytes, list[ToolCallRecord]] = {}
-    call_of: list[ToolCallRecord | None] = []
-    for span, kind in zip(spans, kinds, strict=True):
-        record = None
-        if kind == "execute_tool":
-            call_id = span[5][3][1]  # gen_ai.tool.call.id: the tool span's fourth attribute
-            record = records.get(call_id) if isinstance(call_id, str) else None
-            if record is None:
-                raise AssertionError(f"{name}: run {run.index}: a tool span without its call")
-            tools.setdefault(span[0], []).append(record)
-        call_of.append(record)
+    for entry in spans:
+        if entry[4] == _TOOL:
+            tools.setdefault(entry[0], []).append(records[entry[5].call_id])
     given: dict[str, int] = {}  # call id -> its model calls given a span so far
-    t0 = min(s[3] for s in spans)
-    t1 = max(s[4] for s in spans)
+    t0 = min(s[2] for s in spans)
+    t1 = max(s[3] for s in spans)
     rows_end: list[int] = []
     # each mark: (lane, row, classes, cost key); in the spans' order
     marks: list[tuple[int, int, str, CostKey]] = []
     next_call = 0
     tool_models = 0
-    for span, kind, call in zip(spans, kinds, call_of, strict=True):
-        if kind == "invoke_agent":
-            if _attribute(span[5], "error.type") == "crashed":
-                classes = "k"
-            else:
-                classes = "e" if span[6] == STATUS_CODE_ERROR else ""
-            marks.append((LANE_RUN, 0, classes, (0,)))
-        elif call is not None:
-            row = _place(rows_end, span[3], span[4])
+    for entry in spans:
+        kind = entry[4]
+        if kind == _TOOL:
+            record = records[entry[5].call_id]
+            row = _place(rows_end, entry[2], entry[3])
             flags = []
             outcomes[""] += 1
-            error = _attribute(span[5], "error.type") if span[6] == STATUS_CODE_ERROR else None
-            if isinstance(error, str) and error in _TOOL_ERRORS:
+            error = _tool_error(entry[5])
+            if error:
                 flags.append(_TOOL_ERRORS[error])
                 outcomes[error] += 1
-            if call.resumed:
+            if record.resumed:
                 flags.append("rs")
-            key: CostKey = (1, call.call_id) if call.model_calls else None
+            key: CostKey = (1, record.call_id) if record.model_calls else None
             marks.append((LANE_TOOL, row, " ".join(flags), key))
-        elif span[1] in tools:
-            found = _tool_of(span[3], span[4], tools[span[1]], given)
+        elif kind == _TOOL_CHAT:
+            found = _tool_of(entry[2], entry[3], tools[entry[1]], given)
             if found is None:
                 raise AssertionError(f"{name}: run {run.index}: a tool's model call out of place")
             index = given.get(found.call_id, 0)
@@ -656,14 +801,23 @@ def _run_draft(
             key = (2, "tool", seq, found.model_calls[index].index)
             tool_models += 1
             marks.append((LANE_TOOL_MODEL, min(index, MAX_ROWS - 1), "", key))
-        else:
-            if span[1] != run_id or next_call >= len(calls):
+        elif kind == _GENERIC and entry[5][5][0][1] == "invoke_agent":
+            span = entry[5]
+            if _attribute(span[5], "error.type") == "crashed":
+                classes = "k"
+            else:
+                classes = "e" if span[6] == STATUS_CODE_ERROR else ""
+            marks.append((LANE_RUN, 0, classes, (0,)))
+        else:  # a model call of the run's: a turn, or a failed call
+            if entry[1] != run_id or next_call >= len(calls):
                 raise AssertionError(f"{name}: run {run.index}: a model call out of place")
             seq = calls[next_call][1]
             next_call += 1
             classes = ""
-            if span[6] == STATUS_CODE_ERROR:
-                classes = "e y" if _attribute(span[5], "agentloop.retry") is True else "e"
+            if kind == _GENERIC:
+                span = entry[5]
+                if span[6] == STATUS_CODE_ERROR:
+                    classes = "e y" if _attribute(span[5], "agentloop.retry") is True else "e"
             marks.append((LANE_MODEL, 0, classes, (2, "turn", seq, 0)))
     if next_call != len(calls):
         raise AssertionError(f"{name}: run {run.index}: model calls without a span")
@@ -673,27 +827,34 @@ def _run_draft(
     # the drawing's order: row by row, each row's marks in the spans' order
     order = sorted(range(len(spans)), key=lambda i: first[marks[i][0]] + marks[i][1])
     start = run.start_time_unix_nano
-    made = table.record
     conversation = table.strings[0]
+    if table.templates is None:
+        table.templates = _Templates(table)
+    templates: _Templates = table.templates
     facts: list[list[Any]] = []
     for i in order:
         lane, row, classes, key = marks[i]
         number = CLASS_NUMBERS.get(classes)
         if number is None:
             raise AssertionError(f"unexpected mark {classes!r} on {lane}")
-        span = spans[i]
-        facts.append(
-            made(
-                span[2],
-                span[3] - start,
-                span[4] - span[3],
-                key,
-                (first[lane] + row) * 16 + number,
-                span[5],
-                span[7] if span[6] == STATUS_CODE_ERROR else None,
-                conversation,
+        place = (first[lane] + row) * 16 + number
+        entry = spans[i]
+        if entry[4] == _GENERIC:
+            span = entry[5]
+            facts.append(
+                table.record(
+                    span[2],
+                    span[3] - start,
+                    span[4] - span[3],
+                    key,
+                    place,
+                    span[5],
+                    span[7] if span[6] == STATUS_CODE_ERROR else None,
+                    conversation,
+                )
             )
-        )
+        else:
+            facts.append(templates.record(run, ctx, entry, key, place))
     return RunDraft(
         index=run.index,
         start_seq=run.start_seq,
@@ -705,7 +866,7 @@ def _run_draft(
         failed_calls=len(run.failed_calls),
         tool_calls=len(run.tool_calls),
         tool_model_calls=tool_models,
-        trace_id=trace_id,
+        trace_id=ctx.trace_id.hex(),
         rows=counts,
         drawing=(lanes, height, t0 - start, t1 - t0),
         records=facts,
