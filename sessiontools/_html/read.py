@@ -60,7 +60,6 @@ from .._otel.spans import (
     STATUS_CODE_ERROR,
     STATUS_CODE_UNSET,
     AttributeValue,
-    _add_usage,
     _agent_span,
     _failed_spans,
     _RunContext,
@@ -361,7 +360,7 @@ def _more_runs(read: LogRead, runs: Iterable[Run], tap: _Tap) -> None:
     conversation = read.conversation_id
     outcomes = read.tool_outcomes
     for run in runs:
-        rows.add(run)
+        rows.add(run, checked=True)  # read with the export's limits, or check_run's
         before, inside = tap.take(run)
         read.outside.extend(before)
         ctx = _FactsContext(run, conversation, None, None, None, False)
@@ -661,33 +660,39 @@ class _Templates:
     ) -> list[Any]:
         kind, source = entry[4], entry[5]
         start = run.start_time_unix_nano
-        if kind == _TURN:
-            usage = source.usage
+        if kind == _TOOL:
             key: tuple[Any, ...] = (
-                _TURN,
-                source.provider,
-                source.request_model,
-                source.model,
-                source.stop,
-                bool(usage.cache_read_tokens),
-                bool(usage.cache_write_tokens),
+                _TOOL,
+                source.tool,
+                _tool_error(source),
+                source.verdict,
+                source.labels,
+                source.resumed,
             )
-            varying: list[Any] = _counts(usage)
-        elif kind == _TOOL:
-            key = (_TOOL, source.tool, _tool_error(source), source.verdict, source.labels)
-            key += (source.resumed,)
-            varying = [self.table.s(source.call_id)] if key in self.made else []
+            varying: list[Any] = [self.table.s(source.call_id)] if key in self.made else []
         else:
-            call, j = source
-            model_call = call.model_calls[j]
-            usage = model_call.usage
-            key = (
-                _TOOL_CHAT,
-                model_call.model,
-                bool(usage.cache_read_tokens),
-                bool(usage.cache_write_tokens),
-            )
-            varying = _counts(usage)
+            if kind == _TURN:
+                usage = source.usage
+                head: tuple[Any, ...] = (
+                    _TURN,
+                    source.provider,
+                    source.request_model,
+                    source.model,
+                    source.stop,
+                )
+            else:
+                call, j = source
+                model_call = call.model_calls[j]
+                usage = model_call.usage
+                head = (_TOOL_CHAT, model_call.model)
+            # the token counts as spans._add_usage adds them (inclusive_input_tokens first)
+            read, write = usage.cache_read_tokens, usage.cache_write_tokens
+            varying = [usage.input_tokens + read + write, usage.output_tokens]
+            if read:
+                varying.append(read)
+            if write:
+                varying.append(write)
+            key = (*head, bool(read), bool(write))
         hit = self.made.get(key)
         if hit is None:
             span = _one_span(run, ctx, entry)
@@ -721,13 +726,6 @@ class _Templates:
         for position, value in zip(spots, varying, strict=True):
             out[position] = value
         return out
-
-
-def _counts(usage: Any) -> list[Any]:
-    """A model call's token counts as the values of its span's attributes (``_add_usage``)."""
-    counts: list[tuple[str, AttributeValue]] = []
-    _add_usage(counts, usage)
-    return [value for _, value in counts]
 
 
 def _one_span(run: Run, ctx: _FactsContext, entry: _Entry) -> _SpanItem:
@@ -825,7 +823,8 @@ def _run_draft(
     counts = (1, 1 if calls else 0, len(rows_end), deepest + 1)
     lanes, first, height = drawing(counts)
     # the drawing's order: row by row, each row's marks in the spans' order
-    order = sorted(range(len(spans)), key=lambda i: first[marks[i][0]] + marks[i][1])
+    numbers = [first[lane] + row for lane, row, _, _ in marks]
+    order = sorted(range(len(spans)), key=numbers.__getitem__)
     start = run.start_time_unix_nano
     conversation = table.strings[0]
     if table.templates is None:
@@ -833,11 +832,11 @@ def _run_draft(
     templates: _Templates = table.templates
     facts: list[list[Any]] = []
     for i in order:
-        lane, row, classes, key = marks[i]
+        lane, _, classes, key = marks[i]
         number = CLASS_NUMBERS.get(classes)
         if number is None:
             raise AssertionError(f"unexpected mark {classes!r} on {lane}")
-        place = (first[lane] + row) * 16 + number
+        place = numbers[i] * 16 + number
         entry = spans[i]
         if entry[4] == _GENERIC:
             span = entry[5]
