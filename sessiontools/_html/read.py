@@ -213,13 +213,21 @@ def paused_gc() -> Iterator[None]:
     and each full collection walks all of it again: on the 100 MB log that was a third of the
     rendering's time, and half the time to send a worker's read back (pickle and load it).
     What is made meanwhile has few reference cycles; it is freed by reference counting as
-    usual, and the collector takes the rest once resumed."""
+    usual, and the collector takes the rest once resumed.
+
+    Resumed, it finds what was made meanwhile in its oldest generation (``gc.freeze`` then
+    ``gc.unfreeze``, which move the lists without walking them), taken at its next full
+    collection: left young, all of it was walked by the next young collection, however
+    little was made after (43 ms after the 100 MB log's report, 80 ms after 1,000 logs').
+    """
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if enabled:
+            gc.freeze()
+            gc.unfreeze()
             gc.enable()
 
 
