@@ -6,13 +6,18 @@ are read, which can be a pool of processes started before the caller imports the
 The marks are the spans ``trace_spans`` gives for each run with the export's defaults (the
 conversation id ``sessiontools otel`` gives the log for the same arguments:
 ``find_named_logs``; no providers' error messages), so every span of ``sessiontools otel``
-has exactly one mark, with the same kind and id. What a
+has exactly one mark, with the same kind and id. They are made here as the page's script
+draws them (``facts``: each mark's record, each run's drawing), by the export's code, with
+no ``Span`` value: the run's and failed calls' spans by ``spans._agent_span`` and
+``_failed_spans``, the others copied from the first of their kind and key, which
+``_turn_spans`` and ``_tool_spans`` make (``_Templates``). What a
 span does not carry (the entry it stands for, so its cost) is found by the contract's order
 (docs/traces.md, "Identity and order"): a run's spans are ordered by start time, then seq,
 so its turn and failed-call spans are its turns and failed calls in that order; a tool span
 names its call (``gen_ai.tool.call.id``); a tool's model calls are its children in ``usage``
-order. A mark names its cost by the keys of the cost frames' rows (``CostKey``);
-``sessiontools._html.collect`` looks it up once the frames are made.
+order. A mark names its cost by the keys of the cost frames' rows (``CostKey``), in the
+place of its cost in its record; ``sessiontools._html.collect`` looks it up once the frames
+are made.
 """
 
 from __future__ import annotations
