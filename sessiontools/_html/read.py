@@ -23,7 +23,6 @@ are made.
 from __future__ import annotations
 
 import bisect
-import concurrent.futures
 import contextlib
 import dataclasses
 import functools
@@ -34,7 +33,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, TypeAlias
+from typing import IO, TYPE_CHECKING, Any, TypeAlias
 
 import orjson
 
@@ -75,6 +74,9 @@ from .._parallel.cut import SPLIT_FROM_BYTES, available_cores
 from .._parallel.pool import MAX_WORKERS, PARALLEL_FROM, pool_map, worker_pool
 from .._parallel.split import Hooks, read_runs
 from .facts import CLASS_NUMBERS, FactsTable, drawing
+
+if TYPE_CHECKING:  # the pool's module loads it when a pool starts: one log needs none
+    import concurrent.futures
 
 __all__ = [
     "LANE_MODEL",
