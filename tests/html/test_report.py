@@ -1065,7 +1065,8 @@ def test_warnings_of_the_work_done_while_the_child_reads_are_not_the_logs(
 def test_the_command_reads_a_large_log_in_two_and_imports_meanwhile(tmp_path: Path) -> None:
     """`sessiontools report` reads a log of SPLIT_FROM_BYTES or more in two processes (a
     forked child reads the second part) and loads genai-prices and Jinja2 while the child
-    reads (never pandas); the report is the one of one process."""
+    reads (never pandas), and the price book's module and concurrent.futures (a pool's) not
+    before; the report is the one of one process."""
     log = tmp_path / "big.jsonl"
     log.write_bytes(built_log(400))
     code = (
@@ -1074,11 +1075,12 @@ def test_the_command_reads_a_large_log_in_two_and_imports_meanwhile(tmp_path: Pa
         "cut.SPLIT_FROM_BYTES = 0\n"
         "cut.available_cores = lambda: 2\n"
         "heavy = ('pandas', 'genai_prices', 'jinja2')\n"
+        "early = ('concurrent.futures', 'sessiontools._cost.price_book')\n"
         "seen = []\n"
         "real = split.read_in_two\n"
         "def spying(reader, path, at, job, idle=None, hooks=None):\n"
         "    def watched():\n"
-        "        seen.append(sorted(m for m in heavy if m in sys.modules))\n"
+        "        seen.append(sorted(m for m in heavy + early if m in sys.modules))\n"
         "        idle()\n"
         "        seen.append(sorted(m for m in heavy if m in sys.modules))\n"
         "    way = real(reader, path, at, job, watched, hooks)\n"
