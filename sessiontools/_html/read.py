@@ -33,7 +33,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, TypeAlias
+from typing import IO, TYPE_CHECKING, Any, TypeAlias, cast
 
 import orjson
 
@@ -743,15 +743,26 @@ class _Templates:
         return out
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Only:
+    """What ``spans._turn_spans`` and ``_tool_spans`` read of a run (its turns, its tool
+    calls): one of them, for ``_one_span``. A copy of the run (``dataclasses.replace``) was
+    half the time of a record made by the export's code, which small logs make most of
+    theirs by (each log has its own table)."""
+
+    turns: tuple[Any, ...] = ()
+    tool_calls: tuple[ToolCallRecord, ...] = ()
+
+
 def _one_span(run: Run, ctx: _FactsContext, entry: _Entry) -> _SpanItem:
     """The export's span of a turn, tool call or tool's model call (``_spans``)."""
     kind, source = entry[4], entry[5]
     made: list[tuple[tuple[int, int, int, int], _SpanItem]] = []
     if kind == _TURN:
-        _turn_spans(ctx, dataclasses.replace(run, turns=(source,)), made)
+        _turn_spans(ctx, cast(Run, _Only(turns=(source,))), made)
         return made[0][1]
     call, j = (source, -1) if kind == _TOOL else source
-    _tool_spans(ctx, dataclasses.replace(run, tool_calls=(call,)), made)
+    _tool_spans(ctx, cast(Run, _Only(tool_calls=(call,))), made)
     return made[j + 1][1]
 
 
