@@ -5,9 +5,11 @@
 Runs what the command runs (``sessiontools/_cli/report.py``: find the logs, start
 ``ReportReads``, ``read_now`` (without a pool: the logs read here, a large one in two
 processes, importing meanwhile), import genai-prices, ``sessiontools._html.collect`` and
-Jinja2 (``render``), ``collect_report``, ``render_report_html``), K times, each in a fresh
-``python`` child, and prints the seconds of each step: ``start`` (this script's imports of
-sessiontools, after the interpreter's own start), ``read_now`` (with its ``idle`` imports),
+Jinja2 (``render``; where the tree has ``render.load_templates``, as its command does, also
+load genai-prices' data and compile the templates), ``collect_report``,
+``render_report_html``), K times, each in a fresh ``python`` child, and prints the seconds
+of each step: ``start`` (this script's imports of sessiontools, after the interpreter's own
+start), ``read_now`` (with its ``idle`` imports),
 ``imports`` (what is left of them), ``read`` (until the last log's read is taken: with a
 pool, what the imports did not hide), ``tables`` (the cost tables priced; ``cost_tables``
 in a tree from before the report summed them without pandas), ``views`` (the rest of
@@ -38,6 +40,9 @@ book = PriceBook(None)
 def heavy():
     import genai_prices  # noqa: F401
     from sessiontools._html import collect, render  # noqa: F401
+    if hasattr(render, "load_templates"):  # as the command does since it has them
+        book.warm()
+        render.load_templates()
 with paused_gc():
     reads = ReportReads(found, workers=workers)
     reads.idle = heavy

@@ -32,13 +32,12 @@ from .._cost.price_book import PriceBook
 from .._cost.pricing import match_providers
 from .._cost.rows import Logs, _LogRows
 from .._errors import SessionToolsWarning
-from .._fast import fast_maker
 from .._log.reader import MAX_LINE_BYTES
 from .._log.sources import find_named_logs
 from .._model.session import Session
-from .._otel.spans import Span
 from . import costs as money
 from .costs import ZERO, Cost, Counts, ModelRow, ToolRow, Totals
+from .facts import LANE_KINDS, MARK_CLASSES, FactsTable
 from .read import (
     LANE_MODEL,
     LANE_RUN,
@@ -73,28 +72,30 @@ __all__ = [
 class Mark:
     """One span of the export, as the timeline draws it.
 
-    ``kind`` is ``data-span-kind`` (``invoke_agent``, ``chat`` or ``execute_tool``); ``lane``
-    and ``row`` place it; ``classes`` say how it went, as CSS class names (``e`` error, ``y``
-    retried, ``k`` crashed or cut off, ``dn`` denied, ``rf`` refused, ``rs`` settled by a later
-    run; ``""`` when it went well); ``cost`` is ``None`` for a tool call whose tool made no
-    model call; ``seq`` is the entry that opens it.
+    ``span_id`` is its span's id (8 bytes; the mark's ``data-span-id`` in hex); ``kind`` is
+    ``data-span-kind`` (``invoke_agent``, ``chat`` or ``execute_tool``); ``lane`` and ``row``
+    place it; ``classes`` say how it went, as CSS class names (``e`` error, ``y`` retried,
+    ``k`` crashed or cut off, ``dn`` denied, ``rf`` refused, ``rs`` settled by a later run;
+    ``""`` when it went well); ``cost`` is ``None`` for a tool call whose tool made no model
+    call.
     """
 
-    span: Span
+    span_id: bytes
     kind: str
     lane: int
     row: int
     classes: str
     cost: Cost | None
-    seq: int
-
-
-_new_mark = fast_maker(Mark)
 
 
 @dataclass(frozen=True, slots=True)
 class RunView:
-    """One run: its numbers, its marks in the export's order, and its conversation."""
+    """One run: its numbers, its marks in the drawing's order (row by row, each row's in the
+    export's order), and its conversation.
+
+    The marks are held as the page's facts hold them (``read.RunDraft``: ``drawing``,
+    ``records`` and ``ids``, their strings in ``table``), with their costs in
+    ``mark_costs``; ``marks`` makes ``Mark`` values of them."""
 
     index: int
     start_seq: int
@@ -108,10 +109,12 @@ class RunView:
     tool_model_calls: int
     trace_id: str
     cost: Cost
-    axis_start_unix_nano: int
-    axis_end_unix_nano: int
     rows: tuple[int, int, int, int]
-    marks: tuple[Mark, ...]
+    drawing: tuple[list[int], int, int, int]
+    records: list[list[Any]]
+    ids: bytes
+    table: FactsTable
+    mark_costs: tuple[Cost | None, ...]
     content: tuple[ContentItem, ...]
 
     @property
@@ -121,6 +124,29 @@ class RunView:
     @property
     def crashed(self) -> bool:
         return self.reason == "crashed"
+
+    @property
+    def marks(self) -> tuple[Mark, ...]:
+        """Its marks, in the drawing's order."""
+        lanes = self.drawing[0]
+        first: dict[int, int] = {}
+        for number in range(len(lanes) // 2):
+            first.setdefault(lanes[2 * number], number)
+        out = []
+        for i, (record, cost) in enumerate(zip(self.records, self.mark_costs, strict=True)):
+            number, classes = divmod(record[5], 16)
+            lane = lanes[2 * number]
+            out.append(
+                Mark(
+                    self.ids[8 * i : 8 * i + 8],
+                    LANE_KINDS[lane],
+                    lane,
+                    number - first[lane],
+                    MARK_CLASSES[classes],
+                    cost,
+                )
+            )
+        return tuple(out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +182,7 @@ class SessionView:
 
     @property
     def marks(self) -> int:
-        return sum(len(r.marks) for r in self.runs)
+        return sum(len(r.records) for r in self.runs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -395,10 +421,6 @@ def _session_view(read: LogRead, number: int, sections: _Sections) -> SessionVie
 def _run_view(name: str, draft: RunDraft, costs: _Costs) -> RunView:
     index = draft.index
     cost = costs.of_mark
-    marks = tuple(
-        _new_mark(span, kind, lane, row, classes, cost(name, index, key), seq)
-        for span, kind, lane, row, classes, key, seq in draft.marks
-    )
     return RunView(
         index=index,
         start_seq=draft.start_seq,
@@ -412,9 +434,11 @@ def _run_view(name: str, draft: RunDraft, costs: _Costs) -> RunView:
         tool_model_calls=draft.tool_model_calls,
         trace_id=draft.trace_id,
         cost=costs.runs.get((name, index), ZERO),
-        axis_start_unix_nano=draft.axis_start_unix_nano,
-        axis_end_unix_nano=draft.axis_end_unix_nano,
         rows=draft.rows,
-        marks=marks,
+        drawing=draft.drawing,
+        records=draft.records,
+        ids=draft.ids,
+        table=draft.table,
+        mark_costs=tuple([cost(name, index, record[4]) for record in draft.records]),
         content=draft.content,
     )

@@ -6,19 +6,23 @@ are read, which can be a pool of processes started before the caller imports the
 The marks are the spans ``trace_spans`` gives for each run with the export's defaults (the
 conversation id ``sessiontools otel`` gives the log for the same arguments:
 ``find_named_logs``; no providers' error messages), so every span of ``sessiontools otel``
-has exactly one mark, with the same kind and id. What a
+has exactly one mark, with the same kind and id. They are made here as the page's script
+draws them (``facts``: each mark's record, each run's drawing), by the export's code, with
+no ``Span`` value: the run's and failed calls' spans by ``spans._agent_span`` and
+``_failed_spans``, the others copied from the first of their kind and key, which
+``_turn_spans`` and ``_tool_spans`` make (``_Templates``). What a
 span does not carry (the entry it stands for, so its cost) is found by the contract's order
 (docs/traces.md, "Identity and order"): a run's spans are ordered by start time, then seq,
 so its turn and failed-call spans are its turns and failed calls in that order; a tool span
 names its call (``gen_ai.tool.call.id``); a tool's model calls are its children in ``usage``
-order. A mark names its cost by the keys of the cost frames' rows (``CostKey``);
-``sessiontools._html.collect`` looks it up once the frames are made.
+order. A mark names its cost by the keys of the cost frames' rows (``CostKey``), in the
+place of its cost in its record; ``sessiontools._html.collect`` looks it up once the frames
+are made.
 """
 
 from __future__ import annotations
 
 import bisect
-import concurrent.futures
 import contextlib
 import dataclasses
 import functools
@@ -29,13 +33,12 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, TypeAlias
+from typing import IO, TYPE_CHECKING, Any, TypeAlias, cast
 
 import orjson
 
 from .._cost.rows import _LogRows
 from .._errors import LogError, SessionToolsWarning, TornTailWarning, UsageConventionError
-from .._fast import fast_maker
 from .._log.entries import (
     DecisionEntry,
     Entry,
@@ -54,10 +57,26 @@ from .._log.warnings import Warnings
 from .._model.fold import RecordingCalls, SessionFold, iter_runs
 from .._model.runs import LabelSource, Run, ToolCallRecord
 from .._model.session import Session
-from .._otel.spans import SESSION_LABELS, STATUS_CODE_ERROR, AttributeValue, Span, trace_spans
+from .._otel.ids import _span_id
+from .._otel.spans import (
+    _FIRST,
+    SESSION_LABELS,
+    STATUS_CODE_ERROR,
+    STATUS_CODE_UNSET,
+    AttributeValue,
+    _agent_span,
+    _failed_spans,
+    _RunContext,
+    _tool_spans,
+    _turn_spans,
+)
 from .._parallel.cut import SPLIT_FROM_BYTES, available_cores
 from .._parallel.pool import MAX_WORKERS, PARALLEL_FROM, pool_map, worker_pool
 from .._parallel.split import Hooks, read_runs
+from .facts import CLASS_NUMBERS, FactsTable, drawing
+
+if TYPE_CHECKING:  # the pool's module loads it when a pool starts: one log needs none
+    import concurrent.futures
 
 __all__ = [
     "LANE_MODEL",
@@ -67,7 +86,7 @@ __all__ = [
     "MAX_ROWS",
     "ContentItem",
     "CostKey",
-    "Draft",
+    "FactsTable",
     "LabelChange",
     "LogRead",
     "ReportReads",
@@ -90,12 +109,11 @@ _TOOL_ERRORS = {"denied": "dn", "refused": "rf", "tool_error": "e", "crashed": "
 #: call).
 CostKey: TypeAlias = tuple[Any, ...] | None
 
-#: A mark before its cost is known: (span, kind, lane, row, classes, cost key, seq). ``kind``
-#: is ``data-span-kind``; ``lane`` and ``row`` place it; ``classes`` say how it went, as CSS
-#: class names (``e`` error, ``y`` retried, ``k`` crashed or cut off, ``dn`` denied, ``rf``
-#: refused, ``rs`` settled by a later run; ``""`` when it went well); ``seq`` is the entry
-#: that opens it.
-Draft: TypeAlias = tuple[Span, str, int, int, str, CostKey, int]
+#: A span as the report reads it, made by the export's code (``_FactsContext``): (span id,
+#: parent span id, name, start, end, attributes, status code, status message).
+_SpanItem: TypeAlias = tuple[
+    bytes, bytes, str, int, int, list[tuple[str, AttributeValue]], int, str
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,9 +147,12 @@ class LabelChange:
 class RunDraft:
     """One run as the report shows it, its costs not known yet (``RunView`` once they are).
 
-    Pickled (from a worker of the pool) with its marks' spans as plain tuples, which pickle
-    and load several times faster than the dataclasses (0.1 s against 0.6 s for the 20,000
-    spans of the 100 MB log).
+    ``rows`` counts each lane's rows; ``drawing`` is the run's drawing as the page's facts
+    hold it: its rows (``lane, y, lane, y...``), height, and its time axis' start after the
+    run's and length (ns). ``records`` are its marks' facts records in the drawing's order
+    (``render._Facts``), one per span of the export, their strings and shapes in ``table``
+    and in the place of their cost its key (``CostKey``); ``ids`` their span ids, 8 bytes
+    each, in that order. The run's ``invoke_agent`` span's record is the first.
     """
 
     index: int
@@ -145,41 +166,12 @@ class RunDraft:
     tool_calls: int
     tool_model_calls: int
     trace_id: str
-    axis_start_unix_nano: int
-    axis_end_unix_nano: int
     rows: tuple[int, int, int, int]
-    marks: list[Draft]
+    drawing: tuple[list[int], int, int, int]
+    records: list[list[Any]]
+    ids: bytes
+    table: FactsTable
     content: tuple[ContentItem, ...]
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        fields = [getattr(self, name) for name in _DRAFT_FIELDS]
-        marks = [(_span_fields(m[0]), *m[1:]) for m in self.marks]
-        return _run_draft_of, (fields, marks)
-
-
-_DRAFT_FIELDS = tuple(name for name in RunDraft.__slots__ if name != "marks")
-_new_span = fast_maker(Span)
-
-
-def _span_fields(span: Span) -> tuple[Any, ...]:
-    return (
-        span.trace_id,
-        span.span_id,
-        span.parent_span_id,
-        span.name,
-        span.kind,
-        span.start_time_unix_nano,
-        span.end_time_unix_nano,
-        span.attributes,
-        span.status_code,
-        span.status_message,
-    )
-
-
-def _run_draft_of(fields: list[Any], marks: list[tuple[Any, ...]]) -> RunDraft:
-    """A ``RunDraft`` unpickled (``RunDraft.__reduce__``)."""
-    spans = [(_new_span(*m[0]), *m[1:]) for m in marks]
-    return RunDraft(**dict(zip(_DRAFT_FIELDS, fields, strict=True)), marks=spans)
 
 
 @dataclass(slots=True)
@@ -197,6 +189,7 @@ class LogRead:
     conversation_id: str
     rows: _LogRows | None = None
     runs: list[RunDraft] = field(default_factory=list)
+    table: FactsTable | None = None
     label_changes: tuple[LabelChange, ...] = ()
     labels: tuple[str, ...] = ()
     outside: list[ContentItem] = field(default_factory=list)
@@ -227,13 +220,21 @@ def paused_gc() -> Iterator[None]:
     and each full collection walks all of it again: on the 100 MB log that was a third of the
     rendering's time, and half the time to send a worker's read back (pickle and load it).
     What is made meanwhile has few reference cycles; it is freed by reference counting as
-    usual, and the collector takes the rest once resumed."""
+    usual, and the collector takes the rest once resumed.
+
+    Resumed, it finds what was made meanwhile in its oldest generation (``gc.freeze`` then
+    ``gc.unfreeze``, which move the lists without walking them), taken at its next full
+    collection: left young, all of it was walked by the next young collection, however
+    little was made after (43 ms after the 100 MB log's report, 80 ms after 1,000 logs').
+    """
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if enabled:
+            gc.freeze()
+            gc.unfreeze()
             gc.enable()
 
 
@@ -361,26 +362,24 @@ def _runs(read: LogRead, runs: Iterable[Run], tap: _Tap) -> None:
     """Each run as it ends: its cost rows, its spans and marks, its conversation."""
     read.rows = _LogRows(read.name)
     read.tool_outcomes = dict.fromkeys(("", *_TOOL_ERRORS), 0)
+    read.table = FactsTable(read.conversation_id)
     _more_runs(read, runs, tap)
 
 
 def _more_runs(read: LogRead, runs: Iterable[Run], tap: _Tap) -> None:
-    rows = read.rows
-    assert rows is not None
+    """Each run's cost rows and marks. Its spans are made by the export's code
+    (``run_items``) with its defaults; the runs were checked as read (an exporter's reader,
+    or ``check_run`` for a ``Session``'s)."""
+    rows, table = read.rows, read.table
+    assert rows is not None and table is not None
+    conversation = read.conversation_id
     outcomes = read.tool_outcomes
     for run in runs:
-        rows.add(run)
+        rows.add(run, checked=True)  # read with the export's limits, or check_run's
         before, inside = tap.take(run)
         read.outside.extend(before)
-        spans = list(trace_spans([run], conversation_id=read.conversation_id))
-        draft = _run_draft(run, spans, read.name, inside)
-        for mark in draft.marks:
-            if mark[1] == "execute_tool" and mark[2] == LANE_TOOL:
-                outcomes[""] += 1
-                error = _attribute(mark[0], "error.type")
-                if isinstance(error, str) and error in outcomes:
-                    outcomes[error] += 1
-        read.runs.append(draft)
+        ctx = _FactsContext(run, conversation, None, None, None, False)
+        read.runs.append(_run_draft(run, ctx, read.name, inside, table, outcomes))
 
 
 #: Where a log read in two is cut when this process has work to do meanwhile (``idle``:
@@ -412,6 +411,7 @@ class _ReportJob(Hooks):
         self.child: _ReportJob | None = None  # the part after the cut (``for_child``)
         read.rows = _LogRows(read.name)
         read.tool_outcomes = dict.fromkeys(("", *_TOOL_ERRORS), 0)
+        read.table = FactsTable(read.conversation_id)
 
     def for_child(self) -> _ReportJob:
         read = self.read
@@ -456,9 +456,9 @@ class _ReportJob(Hooks):
         read.outside.extend(outside)
         tap.items.extend(items)
         tap.label_times.update(label_times)
+        _with_session_labels(drafts, labels)
         for draft in drafts:
             draft.index += runs
-            draft.marks = [_with_session_labels(mark, labels) for mark in draft.marks]
             read.runs.append(draft)
         read.rows.extend(rows, labels, runs)
         for key, count in outcomes.items():
@@ -476,17 +476,24 @@ class _ReportJob(Hooks):
         return sources, tuple(sorted({*fold.labels, *own}))
 
 
-def _with_session_labels(mark: Draft, labels: set[str]) -> Draft:
-    """A mark of the child's: its run's span with the labels ``labels`` the session held
-    before the cut added to its ``agentloop.session.labels``, its last attribute."""
-    span = mark[0]
-    if mark[1] != "invoke_agent" or not labels:
-        return mark
-    key, value = span.attributes[-1]
-    if key != SESSION_LABELS or not isinstance(value, tuple):
-        raise AssertionError(f"a run's span ends with {key!r}")
-    attributes = (*span.attributes[:-1], (key, tuple(sorted(labels.union(value)))))
-    return (dataclasses.replace(span, attributes=attributes), *mark[1:])
+def _with_session_labels(drafts: list[RunDraft], labels: set[str]) -> None:
+    """The child's runs: each run's span (its drawing's first record) with the labels
+    ``labels`` the session held before the cut added to its ``agentloop.session.labels``, its
+    last attribute; the strings of the child's table then first used by its first run's."""
+    if not labels or not drafts:
+        return
+    table = drafts[0].table
+    strings = table.strings
+    for draft in drafts:
+        if draft.table is not table:
+            raise AssertionError("the child's runs have different tables")
+        record = draft.records[0]
+        key = table.shapes[record[0]][-1]
+        if key != "a:" + SESSION_LABELS:
+            raise AssertionError(f"a run's span ends with {key!r}")
+        held = sorted(labels.union(strings[i] for i in record[-1]))
+        record[-1] = [table.s(label) for label in held]
+    table.reorder_first(drafts[0].records[0])
 
 
 def _close(
@@ -563,22 +570,215 @@ class _Tap:
         return before, inside
 
 
-def _attribute(span: Span, key: str) -> AttributeValue | None:
-    for k, v in span.attributes:
+class _FactsContext(_RunContext[_SpanItem]):
+    """Makes each span of a run a ``_SpanItem``: the export's spans, without ``Span``
+    values."""
+
+    __slots__ = ()
+
+    def span(
+        self,
+        ident: bytes,
+        parent: bytes,
+        name: str,
+        kind: int,
+        start: int,
+        end: int,
+        attrs: list[tuple[str, AttributeValue]],
+        status_code: int = STATUS_CODE_UNSET,
+        status_message: str = "",
+    ) -> _SpanItem:
+        return (ident, parent, name, start, end, attrs, status_code, status_message)
+
+
+def _attribute(attrs: list[tuple[str, AttributeValue]], key: str) -> AttributeValue | None:
+    for k, v in attrs:
         if k == key:
             return v
     return None
 
 
-def _run_draft(run: Run, spans: list[Span], name: str, content: list[ContentItem]) -> RunDraft:
-    """A run's marks: one per span, in the spans' order."""
-    # gen_ai.operation.name is every span's first attribute (docs/traces.md, "Attributes");
-    # the others are looked up in the spans that need them
-    kinds = [s.attributes[0][1] if s.attributes else None for s in spans]
-    run_spans = [s for s, k in zip(spans, kinds, strict=True) if k == "invoke_agent"]
-    if len(run_spans) != 1:
-        raise AssertionError(f"{name}: run {run.index}: {len(run_spans)} invoke_agent spans")
-    run_id = run_spans[0].span_id
+#: A span of a run, in the export's order (``_spans``): its id, its parent's id, start, end,
+#: how its record is made (``_GENERIC``: of its ``_SpanItem`` by ``FactsTable.record``; a turn,
+#: a tool call or a tool's model call: by ``_Templates``) and what it is made of.
+_Entry: TypeAlias = tuple[bytes, bytes, int, int, int, Any]
+_GENERIC, _TURN, _TOOL, _TOOL_CHAT = 0, 1, 2, 3
+
+
+def _spans(run: Run, ctx: _FactsContext) -> list[_Entry]:
+    """The spans of ``run`` as ``run_items`` orders them (start time, seq, kind, index; the
+    same ids), without the attributes of its turns', tool calls' and tools' model calls'
+    spans, whose records ``_Templates`` makes of what they stand for. The run's and failed
+    calls' spans are the export's (``_agent_span``, ``_failed_spans``)."""
+    prefix, run_id = ctx.prefix, ctx.run_id
+    order, agent = _agent_span(ctx, run)
+    keyed: list[tuple[tuple[int, int, int, int], _Entry]] = [
+        (order, (agent[0], agent[1], agent[3], agent[4], _GENERIC, agent))
+    ]
+    add = keyed.append
+    for t in run.turns:
+        ident = _span_id(prefix, "chat", t.seq, 0)
+        start = t.start_time_unix_nano
+        add(((start, t.seq, 1, 0), (ident, run_id, start, t.time_unix_nano, _TURN, t)))
+    if run.failed_calls:
+        failed: list[tuple[tuple[int, int, int, int], _SpanItem]] = []
+        _failed_spans(ctx, run, failed)
+        for order, span in failed:
+            add((order, (span[0], span[1], span[3], span[4], _GENERIC, span)))
+    for c in run.tool_calls:
+        # a call settled by a later run is keyed on that run's tool_result (index 0)
+        if c.resumed and c.result_seq is not None:
+            key_seq, key_index = c.result_seq, 0
+        else:
+            key_seq, key_index = c.open_seq, c.open_index
+        tool_id = _span_id(prefix, "execute_tool", key_seq, key_index)
+        start, end = c.start_time_unix_nano, c.end_time_unix_nano
+        add(((start, key_seq, 2, key_index), (tool_id, run_id, start, end, _TOOL, c)))
+        if not c.model_calls:
+            continue
+        result_seq = c.result_seq if c.result_seq is not None else c.open_seq
+        for j, m in enumerate(c.model_calls):
+            ident = _span_id(prefix, "tool_chat", result_seq, m.index)
+            add(((start, result_seq, 3, m.index), (ident, tool_id, start, end, _TOOL_CHAT, (c, j))))
+    keyed.sort(key=_FIRST)
+    return [entry for _, entry in keyed]
+
+
+def _tool_error(c: ToolCallRecord) -> str:
+    """A tool call's ``error.type`` (``spans._tool_spans``), ``""`` for none."""
+    if c.verdict == "deny":
+        return "denied"
+    if not c.has_result:
+        return "crashed"
+    if c.refused:
+        return "refused"
+    if c.is_error:
+        return "tool_error"
+    return ""
+
+
+class _Templates:
+    """The records of the spans of turns, tool calls and tools' model calls, made as
+    ``FactsTable.record`` makes them of the export's spans: the first span of each kind
+    and key (the attributes that are not counts nor a call id) is made by the export's code
+    (``spans._turn_spans``, ``_tool_spans``) and its record by ``record``; the others copy
+    that record, with their own counts and call id. Its strings are in the table already
+    (but a call id), so the table's order of first use is the same."""
+
+    def __init__(self, table: FactsTable) -> None:
+        self.table = table
+        # key -> (the record's head and values, the positions of the values that vary)
+        self.made: dict[tuple[Any, ...], tuple[list[Any], list[int]]] = {}
+
+    def record(
+        self, run: Run, ctx: _FactsContext, entry: _Entry, cost: Any, place: int
+    ) -> list[Any]:
+        kind, source = entry[4], entry[5]
+        start = run.start_time_unix_nano
+        if kind == _TOOL:
+            key: tuple[Any, ...] = (
+                _TOOL,
+                source.tool,
+                _tool_error(source),
+                source.verdict,
+                source.labels,
+                source.resumed,
+            )
+            varying: list[Any] = [self.table.s(source.call_id)] if key in self.made else []
+        else:
+            if kind == _TURN:
+                usage = source.usage
+                head: tuple[Any, ...] = (
+                    _TURN,
+                    source.provider,
+                    source.request_model,
+                    source.model,
+                    source.stop,
+                )
+            else:
+                call, j = source
+                model_call = call.model_calls[j]
+                usage = model_call.usage
+                head = (_TOOL_CHAT, model_call.model)
+            # the token counts as spans._add_usage adds them (inclusive_input_tokens first)
+            read, write = usage.cache_read_tokens, usage.cache_write_tokens
+            varying = [usage.input_tokens + read + write, usage.output_tokens]
+            if read:
+                varying.append(read)
+            if write:
+                varying.append(write)
+            key = (*head, bool(read), bool(write))
+        hit = self.made.get(key)
+        if hit is None:
+            span = _one_span(run, ctx, entry)
+            made = self.table.record(
+                span[2],
+                span[3] - start,
+                span[4] - span[3],
+                cost,
+                place,
+                span[5],
+                span[7] if span[6] == STATUS_CODE_ERROR else None,
+                self.table.strings[0],
+            )
+            shape = self.table.shapes[made[0]]
+            spots = []
+            position = 6
+            for typed in shape:
+                if typed[0] in "oc":
+                    continue
+                if typed[0] == "i" or typed == "s:gen_ai.tool.call.id":
+                    spots.append(position)
+                position += 1
+            self.made[key] = (made.copy(), spots)
+            return made
+        template, spots = hit
+        out = template.copy()
+        out[2] = entry[2] - start
+        out[3] = entry[3] - entry[2]
+        out[4] = cost
+        out[5] = place
+        for position, value in zip(spots, varying, strict=True):
+            out[position] = value
+        return out
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Only:
+    """What ``spans._turn_spans`` and ``_tool_spans`` read of a run (its turns, its tool
+    calls): one of them, for ``_one_span``. A copy of the run (``dataclasses.replace``) was
+    half the time of a record made by the export's code, which small logs make most of
+    theirs by (each log has its own table)."""
+
+    turns: tuple[Any, ...] = ()
+    tool_calls: tuple[ToolCallRecord, ...] = ()
+
+
+def _one_span(run: Run, ctx: _FactsContext, entry: _Entry) -> _SpanItem:
+    """The export's span of a turn, tool call or tool's model call (``_spans``)."""
+    kind, source = entry[4], entry[5]
+    made: list[tuple[tuple[int, int, int, int], _SpanItem]] = []
+    if kind == _TURN:
+        _turn_spans(ctx, cast(Run, _Only(turns=(source,))), made)
+        return made[0][1]
+    call, j = (source, -1) if kind == _TOOL else source
+    _tool_spans(ctx, cast(Run, _Only(tool_calls=(call,))), made)
+    return made[j + 1][1]
+
+
+def _run_draft(
+    run: Run,
+    ctx: _FactsContext,
+    name: str,
+    content: list[ContentItem],
+    table: FactsTable,
+    outcomes: dict[str, int],
+) -> RunDraft:
+    """A run's marks: one per span, placed in the spans' order, their records in the
+    drawing's (row by row, each row's in the spans' order); ``outcomes`` counts its tool
+    calls by their ``error.type`` and in all."""
+    spans = _spans(run, ctx)
+    run_id = ctx.run_id
     # the contract's order: start time, then seq
     calls = sorted(
         [(t.start_time_unix_nano, t.seq) for t in run.turns]
@@ -589,63 +789,97 @@ def _run_draft(run: Run, spans: list[Span], name: str, content: list[ContentItem
     # keys are the same entry numbers): a tool's model call then goes to the one with its
     # times (a tool's model calls span their tool's call) that still has calls to give.
     tools: dict[bytes, list[ToolCallRecord]] = {}
-    for span, kind in zip(spans, kinds, strict=True):
-        if kind == "execute_tool":
-            call_id = _attribute(span, "gen_ai.tool.call.id")
-            record = records.get(call_id) if isinstance(call_id, str) else None
-            if record is None:
-                raise AssertionError(f"{name}: run {run.index}: a tool span without its call")
-            tools.setdefault(span.span_id, []).append(record)
+    for entry in spans:
+        if entry[4] == _TOOL:
+            tools.setdefault(entry[0], []).append(records[entry[5].call_id])
     given: dict[str, int] = {}  # call id -> its model calls given a span so far
-    t0 = min(s.start_time_unix_nano for s in spans)
-    t1 = max(s.end_time_unix_nano for s in spans)
+    t0 = min(s[2] for s in spans)
+    t1 = max(s[3] for s in spans)
     rows_end: list[int] = []
-    marks: list[Draft] = []
+    # each mark: (lane, row, classes, cost key); in the spans' order
+    marks: list[tuple[int, int, str, CostKey]] = []
     next_call = 0
     tool_models = 0
-    for span, kind in zip(spans, kinds, strict=True):
-        error = _attribute(span, "error.type")
-        if kind == "invoke_agent":
-            if error == "crashed":
-                classes = "k"
-            else:
-                classes = "e" if span.status_code == STATUS_CODE_ERROR else ""
-            marks.append((span, "invoke_agent", LANE_RUN, 0, classes, (0,), run.start_seq))
-        elif kind == "execute_tool":
-            record = records[str(_attribute(span, "gen_ai.tool.call.id"))]
-            row = _place(rows_end, span)
+    for entry in spans:
+        kind = entry[4]
+        if kind == _TOOL:
+            record = records[entry[5].call_id]
+            row = _place(rows_end, entry[2], entry[3])
             flags = []
-            if isinstance(error, str) and error in _TOOL_ERRORS:
+            outcomes[""] += 1
+            error = _tool_error(entry[5])
+            if error:
                 flags.append(_TOOL_ERRORS[error])
+                outcomes[error] += 1
             if record.resumed:
                 flags.append("rs")
             key: CostKey = (1, record.call_id) if record.model_calls else None
-            marks.append(
-                (span, "execute_tool", LANE_TOOL, row, " ".join(flags), key, record.open_seq)
-            )
-        elif span.parent_span_id in tools:
-            record = _tool_of(span, tools[span.parent_span_id], given)
-            if record is None:
+            marks.append((LANE_TOOL, row, " ".join(flags), key))
+        elif kind == _TOOL_CHAT:
+            found = _tool_of(entry[2], entry[3], tools[entry[1]], given)
+            if found is None:
                 raise AssertionError(f"{name}: run {run.index}: a tool's model call out of place")
-            index = given.get(record.call_id, 0)
-            given[record.call_id] = index + 1
-            seq = record.result_seq if record.result_seq is not None else record.open_seq
-            key = (2, "tool", seq, record.model_calls[index].index)
+            index = given.get(found.call_id, 0)
+            given[found.call_id] = index + 1
+            seq = found.result_seq if found.result_seq is not None else found.open_seq
+            key = (2, "tool", seq, found.model_calls[index].index)
             tool_models += 1
-            row = min(index, MAX_ROWS - 1)
-            marks.append((span, "chat", LANE_TOOL_MODEL, row, "", key, seq))
-        else:
-            if span.parent_span_id != run_id or next_call >= len(calls):
+            marks.append((LANE_TOOL_MODEL, min(index, MAX_ROWS - 1), "", key))
+        elif kind == _GENERIC and entry[5][5][0][1] == "invoke_agent":
+            span = entry[5]
+            if _attribute(span[5], "error.type") == "crashed":
+                classes = "k"
+            else:
+                classes = "e" if span[6] == STATUS_CODE_ERROR else ""
+            marks.append((LANE_RUN, 0, classes, (0,)))
+        else:  # a model call of the run's: a turn, or a failed call
+            if entry[1] != run_id or next_call >= len(calls):
                 raise AssertionError(f"{name}: run {run.index}: a model call out of place")
             seq = calls[next_call][1]
             next_call += 1
             classes = ""
-            if span.status_code == STATUS_CODE_ERROR:
-                classes = "e y" if _attribute(span, "agentloop.retry") is True else "e"
-            marks.append((span, "chat", LANE_MODEL, 0, classes, (2, "turn", seq, 0), seq))
+            if kind == _GENERIC:
+                span = entry[5]
+                if span[6] == STATUS_CODE_ERROR:
+                    classes = "e y" if _attribute(span[5], "agentloop.retry") is True else "e"
+            marks.append((LANE_MODEL, 0, classes, (2, "turn", seq, 0)))
     if next_call != len(calls):
         raise AssertionError(f"{name}: run {run.index}: model calls without a span")
-    deepest = max((m[3] for m in marks if m[2] == LANE_TOOL_MODEL), default=-1)
+    deepest = max((m[1] for m in marks if m[0] == LANE_TOOL_MODEL), default=-1)
+    counts = (1, 1 if calls else 0, len(rows_end), deepest + 1)
+    lanes, first, height = drawing(counts)
+    # the drawing's order: row by row, each row's marks in the spans' order
+    numbers = [first[lane] + row for lane, row, _, _ in marks]
+    order = sorted(range(len(spans)), key=numbers.__getitem__)
+    start = run.start_time_unix_nano
+    conversation = table.strings[0]
+    if table.templates is None:
+        table.templates = _Templates(table)
+    templates: _Templates = table.templates
+    facts: list[list[Any]] = []
+    for i in order:
+        lane, _, classes, key = marks[i]
+        number = CLASS_NUMBERS.get(classes)
+        if number is None:
+            raise AssertionError(f"unexpected mark {classes!r} on {lane}")
+        place = numbers[i] * 16 + number
+        entry = spans[i]
+        if entry[4] == _GENERIC:
+            span = entry[5]
+            facts.append(
+                table.record(
+                    span[2],
+                    span[3] - start,
+                    span[4] - span[3],
+                    key,
+                    place,
+                    span[5],
+                    span[7] if span[6] == STATUS_CODE_ERROR else None,
+                    conversation,
+                )
+            )
+        else:
+            facts.append(templates.record(run, ctx, entry, key, place))
     return RunDraft(
         index=run.index,
         start_seq=run.start_seq,
@@ -657,40 +891,38 @@ def _run_draft(run: Run, spans: list[Span], name: str, content: list[ContentItem
         failed_calls=len(run.failed_calls),
         tool_calls=len(run.tool_calls),
         tool_model_calls=tool_models,
-        trace_id=run_spans[0].trace_id.hex(),
-        axis_start_unix_nano=t0,
-        axis_end_unix_nano=t1,
-        rows=(1, 1 if calls else 0, len(rows_end), deepest + 1),
-        marks=marks,
+        trace_id=ctx.trace_id.hex(),
+        rows=counts,
+        drawing=(lanes, height, t0 - start, t1 - t0),
+        records=facts,
+        ids=b"".join([spans[i][0] for i in order]),
+        table=table,
         content=tuple(content),
     )
 
 
 def _tool_of(
-    span: Span, candidates: list[ToolCallRecord], given: dict[str, int]
+    start: int, end: int, candidates: list[ToolCallRecord], given: dict[str, int]
 ) -> ToolCallRecord | None:
     """The tool call a tool's model call span belongs to, among the calls whose spans have its
     parent's id: one with its times and a model call left, else any with one left."""
     left = [c for c in candidates if given.get(c.call_id, 0) < len(c.model_calls)]
     for c in left:
-        if (c.start_time_unix_nano, c.end_time_unix_nano) == (
-            span.start_time_unix_nano,
-            span.end_time_unix_nano,
-        ):
+        if (c.start_time_unix_nano, c.end_time_unix_nano) == (start, end):
             return c
     return left[0] if left else None
 
 
-def _place(rows_end: list[int], span: Span) -> int:
+def _place(rows_end: list[int], start: int, end: int) -> int:
     """The first row a tool call fits on without overlapping the one before it there."""
-    for row, end in enumerate(rows_end):
-        if span.start_time_unix_nano >= end:
-            rows_end[row] = span.end_time_unix_nano
+    for row, row_end in enumerate(rows_end):
+        if start >= row_end:
+            rows_end[row] = end
             return row
     if len(rows_end) < MAX_ROWS:
-        rows_end.append(span.end_time_unix_nano)
+        rows_end.append(end)
         return len(rows_end) - 1
-    rows_end[-1] = max(rows_end[-1], span.end_time_unix_nano)
+    rows_end[-1] = max(rows_end[-1], end)
     return MAX_ROWS - 1
 
 

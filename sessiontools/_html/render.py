@@ -35,7 +35,7 @@ import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from typing import Any, TypeAlias
 
 import jinja2
 import orjson
@@ -44,11 +44,11 @@ from markupsafe import Markup, escape
 from .._cost.build import PriceSource
 from .._cost.rows import Logs
 from .._log.reader import MAX_LINE_BYTES, printable
-from .._otel.spans import STATUS_CODE_ERROR, AttributeValue
 from .._version import __version__
 from . import svg
-from .collect import Mark, ReportData, RunView, SessionView, collect_report, paused_gc
+from .collect import ReportData, RunView, SessionView, collect_report, paused_gc
 from .costs import Cost, Counts, Totals
+from .facts import FactsTable
 
 __all__ = ["INDEX", "page_name", "render_report_html", "render_report_pages", "report_html"]
 
@@ -180,6 +180,20 @@ def _environment() -> jinja2.Environment:
     return env
 
 
+#: The templates a page is rendered from.
+_TEMPLATES = ("report.html.j2", "session.html.j2", "sessions.html.j2")
+
+
+def load_templates() -> None:
+    """Compile the templates and read the style and script now (Jinja2 keeps them), for a
+    caller with time to spare: ``sessiontools report`` while other processes read the logs.
+    Changes nothing but when it is done."""
+    _assets()
+    env = _environment()
+    for name in _TEMPLATES:
+        env.get_template(name)
+
+
 class _Facts:
     """Every run's drawing and every mark's facts, as the compact JSON ``report.js`` reads and
     draws the timelines from.
@@ -208,8 +222,13 @@ class _Facts:
     number of US dollars, rounded as the page shows it; ``[number]``: at least that, some of
     its model calls unpriced; ``"?"``: unknown, none could be priced), its place (its row's
     number in its run times 16, plus the
-    number of its classes in ``_MARK_CLASSES``; the row's lane gives the mark's
+    number of its classes in ``facts.MARK_CLASSES``; the row's lane gives the mark's
     ``data-span-kind``), then a value for each key of its shape that has one.
+
+    Each run's records are made where its log was read (``read.RunDraft``), their strings
+    and shapes indexes in that process's ``FactsTable``: here they take the page's (a table's
+    first run maps its strings and shapes, in the order of their first use, to the page's),
+    and their costs.
     """
 
     def __init__(self) -> None:
@@ -217,8 +236,7 @@ class _Facts:
         self.strings: dict[str, int] = {}
         self.records: list[list[Any]] = []
         self.runs: list[list[Any]] = []
-        self._pairs: dict[tuple[str, AttributeValue], tuple[str, Any]] = {}
-        self._int_keys: dict[str, str] = {}
+        self._tables: dict[FactsTable, _Mapping] = {}
 
     def _s(self, text: str) -> int:
         strings = self.strings
@@ -230,92 +248,69 @@ class _Facts:
     def add(self, session: SessionView) -> None:
         """A session's runs: each run's drawing (``r``), and its marks' facts in the drawing's
         order (the page's: ``report.js`` makes the marks of the records, in their order)."""
-        conversation = session.conversation_id
-        c = self._s(conversation)
+        c = self._s(session.conversation_id)
         for run in session.runs:
-            timeline = svg.timeline(run)
-            placed = timeline.placed()
-            rows: list[int] = []
-            for row in timeline.rows:
-                rows += (row.lane, row.y)
-            ids = b"".join(mark.span.span_id for mark, _, _ in placed)
+            lanes, height, origin, length = run.drawing
             self.runs.append(
                 [
                     len(self.records),
-                    timeline.length_ns,
-                    timeline.origin_ns,
+                    length,
+                    origin,
                     c,
-                    timeline.height,
+                    height,
                     run.index,
-                    rows,
-                    base64.b64encode(ids).decode(),
+                    lanes,
+                    base64.b64encode(run.ids).decode(),
                 ]
             )
-            self._run(run, placed, conversation)
+            self._run(run)
 
-    def _pair(self, key: str, value: AttributeValue) -> tuple[str, Any]:
-        """An attribute that is not an integer: its typed key and its value in the facts
-        (``None``: none, the page knows it)."""
-        if key == OPERATION:
-            return "o:" + key, None
-        if isinstance(value, bool):
-            return "b:" + key, int(value)
-        if isinstance(value, str):
-            return "s:" + key, self._s(value)
-        if isinstance(value, int):  # pragma: no cover - integers take the fast path
-            return "i:" + key, value
-        return "a:" + key, [self._s(v) for v in value]
+    def _mapping(self, table: FactsTable) -> _Mapping:
+        """A table's strings and shapes as the page's, made with its first run (its runs
+        follow each other in the page); ``None`` where they are the same."""
+        s, shapes = self._s, self.shapes
+        strings = table.strings
+        remap = [0] * len(strings)
+        for i in table.first_use():
+            remap[i] = s(strings[i])
+        shape_map = []
+        for shape in table.shapes:
+            index = shapes.get(shape)
+            if index is None:
+                index = shapes[shape] = len(shapes)
+            shape_map.append(index)
+        if remap == list(range(len(remap))) and shape_map == list(range(len(shape_map))):
+            return None
+        spots = [table.spots(i) for i in range(len(table.shapes))]
+        return remap, shape_map, spots
 
-    def _run(self, run: RunView, placed: list[tuple[Mark, int, int]], conversation: str) -> None:
-        # the hot loop of the render (one pass per span attribute): what repeats is looked up
-        s, shapes, records = self._s, self.shapes, self.records
-        pairs, int_keys = self._pairs, self._int_keys
-        start = run.start_time_unix_nano
-        for mark, row, lane in placed:
-            span = mark.span
-            classes = _CLASS_NUMBERS.get(mark.classes)
-            if classes is None or mark.kind != _LANE_KINDS[lane]:
-                raise AssertionError(f"unexpected mark {mark.classes!r}, {mark.kind!r} on {lane}")
-            if span.status_code == STATUS_CODE_ERROR:
-                keys = [_STATUS]
-                values: list[Any] = [s(span.status_message)]
-            else:
-                keys = []
-                values = []
-            for pair in span.attributes:
-                value = pair[1]
-                if type(value) is int:  # counts vary: not worth keeping (bool is not int here)
-                    typed = int_keys.get(pair[0])
-                    if typed is None:
-                        typed = int_keys[pair[0]] = "i:" + pair[0]
-                    keys.append(typed)
-                    values.append(value)
-                    continue
-                if value == conversation and pair[0] == CONVERSATION:
-                    keys.append(_CONVERSATION)
-                    continue
-                hit = pairs.get(pair)
-                if hit is None:
-                    if len(pairs) > 50_000:
-                        pairs.clear()
-                    hit = pairs[pair] = self._pair(*pair)
-                keys.append(hit[0])
-                if hit[1] is not None:
-                    values.append(hit[1])
-            shape = shapes.get(tuple(keys))
-            if shape is None:
-                shape = shapes[tuple(keys)] = len(shapes)
-            records.append(
-                [
-                    shape,
-                    s(span.name),
-                    span.start_time_unix_nano - start,
-                    span.end_time_unix_nano - span.start_time_unix_nano,
-                    _cost_fact(mark.cost),
-                    row * 16 + classes,
-                    *values,
-                ]
-            )
+    def _run(self, run: RunView) -> None:
+        # the hot loop of the render (once per span)
+        table = run.table
+        if table in self._tables:
+            mapping = self._tables[table]
+        else:
+            mapping = self._tables[table] = self._mapping(table)
+        add = self.records.append
+        if mapping is None:
+            for record, cost in zip(run.records, run.mark_costs, strict=True):
+                record = record.copy()
+                record[4] = _cost_fact(cost)
+                add(record)
+            return
+        remap, shape_map, spots = mapping
+        for record, cost in zip(run.records, run.mark_costs, strict=True):
+            record = record.copy()
+            shape = record[0]
+            record[0] = shape_map[shape]
+            record[1] = remap[record[1]]
+            record[4] = _cost_fact(cost)
+            for position, many in spots[shape]:
+                if many:
+                    record[position] = [remap[i] for i in record[position]]
+                else:
+                    record[position] = remap[record[position]]
+            add(record)
 
     def json(self) -> Markup:
         data = {
@@ -330,10 +325,9 @@ class _Facts:
         return Markup(text.decode())  # JSON with <, > and & escaped: it cannot end the element
 
 
-OPERATION = "gen_ai.operation.name"
-CONVERSATION = "gen_ai.conversation.id"
-_STATUS = "!:status"
-_CONVERSATION = "c:" + CONVERSATION
+#: A table's strings and shapes as the page's (``_Facts._mapping``): each string's index, each
+#: shape's, and where each shape's records hold strings; ``None`` where they are the same.
+_Mapping: TypeAlias = tuple[list[int], list[int], list[list[tuple[int, bool]]]] | None
 
 
 def _cost_fact(cost: Cost | None) -> Any:
@@ -457,13 +451,6 @@ def pack(html: bytes) -> Markup:
 def unpack(packed: str) -> str:
     """The HTML ``pack`` packed (for tests and tools that read a report's file)."""
     return zlib.decompress(base64.b64decode(packed, validate=True)).decode("utf-8")
-
-
-#: A mark's classes (``Mark.classes``) by their number in the facts (report.js: CLASSES).
-_MARK_CLASSES = ("", "e", "e y", "k", "dn", "rf", "rs", "e rs", "dn rs", "rf rs", "k rs")
-_CLASS_NUMBERS = {classes: number for number, classes in enumerate(_MARK_CLASSES)}
-#: The kind of a mark on each lane (report.js: KINDS).
-_LANE_KINDS = ("invoke_agent", "chat", "execute_tool", "chat")
 
 
 def _title(data: ReportData, title: str | None) -> str:

@@ -18,6 +18,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from . import facts
 from .collect import Mark, RunView
 from .costs import Cost
 
@@ -32,16 +33,8 @@ __all__ = [
     "timeline",
 ]
 
-# Lanes, in pixels: top, height of one row, step from one row to the next.
-_RUN_TOP, _RUN_HEIGHT = 2, 10
-_MODEL_HEIGHT = 12
-_TOOL_HEIGHT, _TOOL_STEP = 12, 14
-_TOOL_MODEL_HEIGHT, _TOOL_MODEL_STEP = 5, 7
-_GAP = 4
-_AXIS = 14  # the time axis' labels, under the lanes
-
 #: A mark's height on each lane, in pixels (the page's style sets it: report.css).
-LANE_HEIGHTS = (_RUN_HEIGHT, _MODEL_HEIGHT, _TOOL_HEIGHT, _TOOL_MODEL_HEIGHT)
+LANE_HEIGHTS = facts.LANE_HEIGHTS
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,37 +65,26 @@ class Timeline:
         return [(mark, i, row.lane) for i, row in enumerate(self.rows) for mark in row.marks]
 
 
-_LANES = (
-    # (step from one row to the next, space after the lane)
-    (_RUN_HEIGHT, _GAP),
-    (_MODEL_HEIGHT, _GAP),
-    (_TOOL_STEP, _GAP),
-    (_TOOL_MODEL_STEP, _GAP),
-)
-
-
 def timeline(run: RunView) -> Timeline:
     """Where a run's marks go: one lane each for the run, its model calls, its tool calls
     (calls that overlap in time on rows below each other) and the model calls its tools made
     (a tool's n-th model call on the n-th row: they have no times of their own and span
-    their tool's call). Empty lanes take no room."""
-    t0, t1 = run.axis_start_unix_nano, run.axis_end_unix_nano
-    length = t1 - t0
+    their tool's call). Empty lanes take no room. (The page's facts hold it as it was made
+    where the log was read: ``RunView.drawing``, ``facts.drawing``.)"""
+    lanes, height, origin, length = run.drawing
     placed: dict[tuple[int, int], list[Mark]] = {}
     for mark in run.marks:
         placed.setdefault((mark.lane, mark.row), []).append(mark)
     rows = []
-    y = _RUN_TOP
-    for lane, count in enumerate(run.rows):
-        if not count:
-            continue
-        step, gap = _LANES[lane]
-        for row in range(count):
-            rows.append(Row(y + row * step, lane, tuple(placed.pop((lane, row), ()))))
-        y += (count - 1) * step + LANE_HEIGHTS[lane] + gap
+    row_of_lane = [0, 0, 0, 0]
+    for number in range(len(lanes) // 2):
+        lane, y = lanes[2 * number], lanes[2 * number + 1]
+        row = row_of_lane[lane]
+        row_of_lane[lane] += 1
+        rows.append(Row(y, lane, tuple(placed.pop((lane, row), ()))))
     if placed:
         raise AssertionError(f"run {run.index}: marks on no row: {sorted(placed)}")
-    return Timeline(y + _AXIS, tuple(rows), t0 - run.start_time_unix_nano, length)
+    return Timeline(height, tuple(rows), origin, length)
 
 
 def format_duration(ns: int) -> str:

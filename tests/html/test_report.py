@@ -1069,7 +1069,8 @@ def test_warnings_of_the_work_done_while_the_child_reads_are_not_the_logs(
 def test_the_command_reads_a_large_log_in_two_and_imports_meanwhile(tmp_path: Path) -> None:
     """`sessiontools report` reads a log of SPLIT_FROM_BYTES or more in two processes (a
     forked child reads the second part) and loads genai-prices and Jinja2 while the child
-    reads (never pandas); the report is the one of one process."""
+    reads (never pandas), and the price book's module and concurrent.futures (a pool's) not
+    before; the report is the one of one process."""
     log = tmp_path / "big.jsonl"
     log.write_bytes(built_log(400))
     code = (
@@ -1078,11 +1079,12 @@ def test_the_command_reads_a_large_log_in_two_and_imports_meanwhile(tmp_path: Pa
         "cut.SPLIT_FROM_BYTES = 0\n"
         "cut.available_cores = lambda: 2\n"
         "heavy = ('pandas', 'genai_prices', 'jinja2')\n"
+        "early = ('concurrent.futures', 'sessiontools._cost.price_book')\n"
         "seen = []\n"
         "real = split.read_in_two\n"
         "def spying(reader, path, at, job, idle=None, hooks=None):\n"
         "    def watched():\n"
-        "        seen.append(sorted(m for m in heavy if m in sys.modules))\n"
+        "        seen.append(sorted(m for m in heavy + early if m in sys.modules))\n"
         "        idle()\n"
         "        seen.append(sorted(m for m in heavy if m in sys.modules))\n"
         "    way = real(reader, path, at, job, watched, hooks)\n"
@@ -1188,7 +1190,11 @@ def test_without_content_a_log_is_read_as_the_export_reads_it(
     assert typed.label_changes == full.label_changes
     assert any(c.time_unix_nano is not None and c.kind == "tool" for c in typed.label_changes)
     assert any(c.time_unix_nano is not None and c.kind != "tool" for c in typed.label_changes)
-    assert [r.marks for r in typed.runs] == [r.marks for r in full.runs]
+    assert [(r.records, r.ids, r.drawing) for r in typed.runs] == [
+        (r.records, r.ids, r.drawing) for r in full.runs
+    ]
+    assert typed.table is not None and full.table is not None
+    assert (typed.table.strings, typed.table.shapes) == (full.table.strings, full.table.shapes)
 
 
 def test_a_session_priced_nowhere_says_unpriced_once(tmp_path: Path) -> None:
@@ -1207,3 +1213,67 @@ def test_a_session_priced_nowhere_says_unpriced_once(tmp_path: Path) -> None:
         "</span>", ""
     )
     assert "(unpriced) (unpriced" not in html.replace('<span class="note">', "")
+
+
+def _records(read: Any) -> Any:
+    """What a ``LogRead`` holds of its marks: each run's records, ids and drawing, and its
+    table's strings, shapes and order of first use."""
+    table = read.table
+    return (
+        [(r.records, r.ids, r.drawing) for r in read.runs],
+        (table.strings, table.shapes, table.first_use()) if table is not None else None,
+    )
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1))
+@example(seed=13447)  # a repeated seq gives two tool spans one id, each with a model call
+def test_the_records_copied_are_the_ones_the_export_spans_give(seed: int) -> None:
+    """The records of turns, tool calls and tools' model calls are copied from the first of
+    their kind and key (read._Templates), with their own counts and call id: they are the
+    records ``FactsTable.record`` makes of the export's spans (every record made so, the
+    copies off), strings in the same order, on random logs and testdata/sessions."""
+    from sessiontools._html import read as report_read
+
+    data = random_log(random.Random(seed))
+    made = report_read._Templates.record
+
+    def uncopied(self: Any, *args: Any) -> Any:
+        self.made.clear()
+        return made(self, *args)
+
+    with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        log = Path(tmp) / "random.jsonl"
+        log.write_bytes(data)
+        logs = [log, *sorted(SESSIONS.glob("*.jsonl"))] if seed == 13447 else [log]
+        for path in logs:
+            copied = report_read.read_log(path)
+            report_read._Templates.record = uncopied  # type: ignore[method-assign]
+            try:
+                every = report_read.read_log(path)
+            finally:
+                report_read._Templates.record = made  # type: ignore[method-assign]
+            assert (copied.error is None) == (every.error is None)
+            assert _records(copied) == _records(every), path.name
+
+
+def test_what_is_made_while_the_collector_is_paused_is_not_walked_when_it_resumes() -> None:
+    """``paused_gc`` restores the collector as it was, with what was made meanwhile in its
+    oldest generation: the next young collection (however little is made after) does not walk
+    it all again (it took 43 ms after the 100 MB log's report)."""
+    import gc
+
+    from sessiontools._html.read import paused_gc
+
+    if not gc.isenabled():  # pragma: no cover - the test run keeps it on
+        pytest.skip("the collector is off")
+    with paused_gc():
+        assert not gc.isenabled()
+        made = [[i] for i in range(50_000)]
+    assert gc.isenabled()
+    assert any(o is made for o in gc.get_objects(generation=2))
+    assert not any(o is made for o in gc.get_objects(generation=0))
+    with paused_gc(), paused_gc():
+        pass
+    assert gc.isenabled()

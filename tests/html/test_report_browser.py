@@ -172,9 +172,7 @@ def test_the_script_draws_each_mark_on_its_row_with_its_classes(
     for run in session.runs:
         for row in svg.timeline(run).rows:
             for mark in row.marks:
-                want.append(
-                    [mark.span.span_id.hex(), mark.kind, mark.classes, f"L{row.lane}", row.y]
-                )
+                want.append([mark.span_id.hex(), mark.kind, mark.classes, f"L{row.lane}", row.y])
     loaded = load(browser, write_report(tmp_path, log))
     drawn = loaded.page.eval_on_selector_all(
         "[data-span-id]",
