@@ -42,25 +42,18 @@ def run() -> NoReturn:
     except Terminated:  # before the command ran
         sys.stderr.write("sessiontools: terminated\n")
         code = 143
-    except BaseException:  # the interpreter's own exit, which finds the objects as it did
-        _thaw()
-        raise
     _leave(code)
 
 
-#: Whether ``run`` turned the collector off for the start-up (``loaded`` turns it on), and
-#: whether ``loaded`` froze the objects alive then (``_thaw`` unfreezes them).
+#: Whether ``run`` turned the collector off for the start-up (``loaded`` turns it on).
 _held = False
-_froze = False
 
 
 def _hold_collector() -> None:
     """The start-up makes objects that live as long as the process (modules, classes,
     functions): the cyclic collector, run every 700 of them, would go through them again and
     again for nothing (15 collections, 3 to 5 ms, over ``sessiontools otel`` on an empty log).
-    It is off until ``loaded``; the objects frozen then are unfrozen before the interpreter's
-    own exit (``_thaw``), whose teardown finds them as it would have (the finalizers of
-    those left run while the standard streams are still there)."""
+    It is off until ``loaded``."""
     global _held
     if gc.isenabled():
         gc.disable()
@@ -68,29 +61,19 @@ def _hold_collector() -> None:
 
 
 def loaded() -> None:
-    """The command's module is loaded, its work begins: the objects alive now are left alone
-    by the collector from now on (``gc.freeze``, as a fork would have them), and it runs again
-    as before (when ``run`` turned it off)."""
-    global _held, _froze
+    """The command's module is loaded, its work begins: the objects alive now go to the
+    collector's oldest generation, which only its rare full collections walk (``gc.freeze``
+    then ``gc.unfreeze``: the lists moved, not walked), and it runs again as before (when
+    ``run`` turned it off). Nothing stays frozen: what freezes the objects for a while (a
+    log's read in two, the report's ``paused_gc``) sees none frozen before it, as in a
+    library caller's process, and the interpreter's own exit finds them as it would have."""
+    global _held
     if _held:
         _held = False
-        _froze = True
-        gc.freeze()
+        if gc.get_freeze_count() == 0:
+            gc.freeze()
+            gc.unfreeze()
         gc.enable()
-
-
-def _thaw() -> None:
-    """Unfreeze what ``loaded`` froze, before the interpreter's own exit."""
-    global _froze
-    if _froze:
-        _froze = False
-        gc.unfreeze()
-
-
-def _exit(code: int) -> NoReturn:
-    """``sys.exit(code)``: the interpreter's own exit and teardown."""
-    _thaw()
-    sys.exit(code)
 
 
 def _leave(code: int) -> NoReturn:
@@ -104,14 +87,14 @@ def _leave(code: int) -> NoReturn:
 
     run_callbacks = getattr(atexit, "_run_exitfuncs", None)  # CPython's
     if run_callbacks is None or threading.active_count() > 1:
-        _exit(code)
+        sys.exit(code)
     run_callbacks()  # as at exit: one that fails is printed and the status stays
     if threading.active_count() > 1:  # a callback started one
-        _exit(code)
+        sys.exit(code)
     for stream in (sys.stdout, sys.stderr):
         if stream is not None:
             try:
                 stream.flush()
             except (OSError, ValueError):
-                _exit(code)  # said as Python says it
+                sys.exit(code)  # said as Python says it
     os._exit(code)

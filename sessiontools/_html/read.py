@@ -226,6 +226,9 @@ def paused_gc() -> Iterator[None]:
     ``gc.unfreeze``, which move the lists without walking them), taken at its next full
     collection: left young, all of it was walked by the next young collection, however
     little was made after (43 ms after the 100 MB log's report, 80 ms after 1,000 logs').
+    Not when something was frozen before (by the caller, or the console script's start-up:
+    ``sessiontools._main.loaded``): ``gc.unfreeze`` would thaw that too, and the caller froze
+    it to keep the collector off it (a server that forks workers, say).
     """
     enabled = gc.isenabled()
     gc.disable()
@@ -233,8 +236,9 @@ def paused_gc() -> Iterator[None]:
         yield
     finally:
         if enabled:
-            gc.freeze()
-            gc.unfreeze()
+            if gc.get_freeze_count() == 0:
+                gc.freeze()
+                gc.unfreeze()
             gc.enable()
 
 

@@ -1149,9 +1149,8 @@ def test_the_collector_waits_for_the_start_up_then_runs(
     session: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The console script turns the collector off while the command line and the command's
-    module load (what they make lives as long as the process), then freezes what is alive
-    and turns it on before the command runs; what it froze is unfrozen before the
-    interpreter's own exit (the thread test above: the teardown's finalizers still run). A
+    module load (what they make lives as long as the process), then moves what is alive to
+    its oldest generation and turns it on before the command runs; nothing stays frozen. A
     collector already off is left off."""
     import gc
 
@@ -1168,24 +1167,31 @@ def test_the_collector_waits_for_the_start_up_then_runs(
         real(command, name)
 
     monkeypatch.setattr(cli_main.cli, "add_command", added)
-    frozen = gc.get_freeze_count()
+    assert gc.get_freeze_count() == 0
     try:
         m._hold_collector()
         assert not gc.isenabled()
         out = tmp_path / "out.json"
         assert cli_main.main(["otel", str(session), "--out", str(out)]) == 0
-        assert gc.isenabled() and gc.get_freeze_count() > frozen
-        assert seen == [(False, frozen)]  # off while the module loaded
+        assert gc.isenabled() and gc.get_freeze_count() == 0
+        assert seen == [(False, 0)]  # off while the module loaded
         assert out.read_bytes() == otlp_json(session)
     finally:
-        m._thaw()  # as before the interpreter's own exit
         gc.enable()
-    assert gc.get_freeze_count() == frozen
+    try:
+        m._hold_collector()
+        kept = [[n] for n in range(5_000)]  # made while the collector waited
+        m.loaded()
+        assert gc.isenabled() and gc.get_freeze_count() == 0
+        assert gc.get_count()[0] < 100  # not left young: in the oldest generation
+        assert any(kept[0] is o for o in gc.get_objects(generation=2))
+    finally:
+        gc.enable()
     gc.disable()
     try:
         m._hold_collector()
         m.loaded()
-        assert not gc.isenabled() and gc.get_freeze_count() == 0  # not ours to turn on
+        assert not gc.isenabled()  # not ours to turn on
     finally:
         gc.enable()
 

@@ -1277,3 +1277,26 @@ def test_what_is_made_while_the_collector_is_paused_is_not_walked_when_it_resume
     with paused_gc(), paused_gc():
         pass
     assert gc.isenabled()
+
+
+def test_the_collector_resumed_leaves_what_the_caller_froze_frozen() -> None:
+    """A caller that froze objects (``gc.freeze``: a server before it forks workers) finds
+    them frozen after a report: ``paused_gc`` moves what it made with ``gc.unfreeze`` only
+    when nothing was frozen before."""
+    import gc
+
+    from sessiontools._html.read import paused_gc
+
+    theirs = [[i] for i in range(1_000)]
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        assert frozen >= len(theirs)
+        with paused_gc():
+            made = [[i] for i in range(1_000)]
+        assert gc.isenabled()
+        assert gc.get_freeze_count() >= frozen
+        assert not any(o is theirs for o in gc.get_objects(generation=2))
+    finally:
+        gc.unfreeze()
+    assert made
