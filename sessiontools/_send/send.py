@@ -618,7 +618,6 @@ class _Sender:
                     self.unreachable = str(e)
                 if self.gave_up is None and (e.status is None or e.status in RETRYABLE_STATUS):
                     self.gave_up = str(e)
-                self.report.retries += max(0, e.attempts - 1)
                 self.report.failures.append(f"{e}; sessions: {_sessions_named(held)}")
                 for key in held:
                     key.read.failed = True
@@ -626,7 +625,6 @@ class _Sender:
                     key.read.pending -= 1
                 return
             self.report.requests += 1
-            self.report.retries += ack.attempts - 1
             self.report.bytes += ack.sent_bytes
             self.report.spans += spans
             self.report.runs += len(keys)
@@ -666,6 +664,10 @@ class _Sender:
             self.progress(self.report)
 
     def _retried(self) -> None:
+        """A request is sent again: counted now (``OtlpHttpSender.post`` says so once before
+        each retry), so a summary said while it waits, when Ctrl-C stops the command,
+        counts the retries made so far."""
+        self.report.retries += 1
         if self.progress is not None:
             self.progress(self.report)
 

@@ -630,3 +630,35 @@ def test_a_send_stopped_before_it_read_anything_says_so(tmp_path: Path) -> None:
         "damaged logs, 0 open runs held back",
         "sessiontools: terminated",
     ]
+
+
+def test_a_send_stopped_while_a_retry_waits_counts_the_retries_made(tmp_path: Path) -> None:
+    """Ctrl-C while a request waits to be sent again (the endpoint answered 503 and asked for
+    a wait): the summary counts the retries made so far (a trial's said "0 retries" after
+    three attempts), then the one line."""
+    import re
+    import signal
+    import time
+
+    log = tmp_path / "a.jsonl"
+    log.write_bytes(ONE_TOOL)
+    with Receiver() as receiver:
+        for _ in range(10):
+            receiver.fail(503, b"busy", Retry_After="1")
+        proc = _run_command(["otel", str(log), "--endpoint", receiver.endpoint])
+        try:
+            deadline = time.monotonic() + 60
+            while len(receiver.received) < 3:  # the first request and two retries
+                assert time.monotonic() < deadline and proc.poll() is None
+                time.sleep(0.02)
+            time.sleep(0.2)  # the third attempt's answer is in; the next wait has begun
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=60)
+        finally:
+            proc.kill()
+    lines = err.decode().splitlines()
+    assert proc.returncode == 130, err.decode()
+    assert lines[-1] == "sessiontools: interrupted"
+    found = re.search(r"0 requests \(0 bytes on the wire\); (\d+) retries", lines[-2])
+    assert found, lines
+    assert int(found.group(1)) == len(receiver.received) == 3, lines
