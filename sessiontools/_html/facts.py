@@ -186,19 +186,16 @@ class FactsTable:
             return "i:" + key, value
         return "a:" + key, [self.s(v) for v in value]
 
+    def positions(self, shape: int) -> list[tuple[int, str]]:
+        """The typed keys of ``shape`` whose values a record holds (not ``o`` nor ``c``, which
+        the page knows), each with its value's position in the record."""
+        values = [key for key in self.shapes[shape] if key[0] not in "oc"]
+        return list(enumerate(values, start=6))
+
     def spots(self, shape: int) -> list[tuple[int, bool]]:
         """Where a record of ``shape`` holds string indexes after its name, in their order:
         (position in the record, whether it is a list of them)."""
-        out: list[tuple[int, bool]] = []
-        position = 6
-        for key in self.shapes[shape]:
-            kind = key[0]
-            if kind in "oc":
-                continue
-            if kind in "s!" or kind == "a":
-                out.append((position, kind == "a"))
-            position += 1
-        return out
+        return [(at, key[0] == "a") for at, key in self.positions(shape) if key[0] in "s!a"]
 
     def first_use(self) -> list[int]:
         """The strings' indexes in the order of their first use."""

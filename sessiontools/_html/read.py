@@ -714,26 +714,12 @@ class _Templates:
             key = (*head, bool(read), bool(write))
         hit = self.made.get(key)
         if hit is None:
-            span = _one_span(run, ctx, entry)
-            made = self.table.record(
-                span[2],
-                span[3] - start,
-                span[4] - span[3],
-                cost,
-                place,
-                span[5],
-                span[7] if span[6] == STATUS_CODE_ERROR else None,
-                self.table.strings[0],
-            )
-            shape = self.table.shapes[made[0]]
-            spots = []
-            position = 6
-            for typed in shape:
-                if typed[0] in "oc":
-                    continue
-                if typed[0] == "i" or typed == "s:gen_ai.tool.call.id":
-                    spots.append(position)
-                position += 1
+            made = _span_record(self.table, _one_span(run, ctx, entry), start, cost, place)
+            spots = [
+                position
+                for position, typed in self.table.positions(made[0])
+                if typed[0] == "i" or typed == "s:gen_ai.tool.call.id"
+            ]
             self.made[key] = (made.copy(), spots)
             return made
         template, spots = hit
@@ -756,6 +742,23 @@ class _Only:
 
     turns: tuple[Any, ...] = ()
     tool_calls: tuple[ToolCallRecord, ...] = ()
+
+
+def _span_record(
+    table: FactsTable, span: _SpanItem, start: int, cost: Any, place: int
+) -> list[Any]:
+    """``span``'s record in ``table`` (``FactsTable.record``), its times from its run's
+    ``start``."""
+    return table.record(
+        span[2],
+        span[3] - start,
+        span[4] - span[3],
+        cost,
+        place,
+        span[5],
+        span[7] if span[6] == STATUS_CODE_ERROR else None,
+        table.strings[0],
+    )
 
 
 def _one_span(run: Run, ctx: _FactsContext, entry: _Entry) -> _SpanItem:
@@ -856,7 +859,6 @@ def _run_draft(
     numbers = [first[lane] + row for lane, row, _, _ in marks]
     order = sorted(range(len(spans)), key=numbers.__getitem__)
     start = run.start_time_unix_nano
-    conversation = table.strings[0]
     if table.templates is None:
         table.templates = _Templates(table)
     templates: _Templates = table.templates
@@ -869,19 +871,7 @@ def _run_draft(
         place = numbers[i] * 16 + number
         entry = spans[i]
         if entry[4] == _GENERIC:
-            span = entry[5]
-            facts.append(
-                table.record(
-                    span[2],
-                    span[3] - start,
-                    span[4] - span[3],
-                    key,
-                    place,
-                    span[5],
-                    span[7] if span[6] == STATUS_CODE_ERROR else None,
-                    conversation,
-                )
-            )
+            facts.append(_span_record(table, entry[5], start, key, place))
         else:
             facts.append(templates.record(run, ctx, entry, key, place))
     return RunDraft(
