@@ -443,26 +443,16 @@ class _Signals:
     waits (``sleep``)."""
 
     def __init__(self, hold: bool) -> None:
-        self.hold = hold
-        self._held: SignalsHeld | None = None
+        self._held = SignalsHeld() if hold else None
 
-    @contextlib.contextmanager
-    def held(self) -> Iterator[None]:
-        if not self.hold:
-            yield
-            return
-        with SignalsHeld() as held:
-            self._held = held
-            try:
-                yield
-            finally:
-                self._held = None
+    def held(self) -> contextlib.AbstractContextManager[object]:
+        return self._held if self._held is not None else contextlib.nullcontext()
 
     def sleep(self, seconds: float) -> None:
         if self._held is None:
             time.sleep(seconds)
         else:
-            self._held.sleep(seconds)
+            self._held.sleep(seconds)  # (outside the block, as time.sleep)
 
 
 def _sessions_named(keys: Sequence[_RunKey]) -> str:
