@@ -21,7 +21,11 @@ Goals: the report at most 2.0 times the export's wall time, and (without ``--con
 file under 5% of the logs' size. Printed: the minimum wall time of the K runs, CPU time over
 wall time, the maximum peak RSS (``os.wait4``), the sizes, and the number of marks in the
 report (it must equal the number of spans exported). As in ``bench_otel.py``, the children
-get a bytecode cache in a temporary directory, filled by an untimed first round.
+get a bytecode cache in a temporary directory, filled by an untimed first round, and so is
+the report's own cache (``SESSIONTOOLS_CACHE_DIR``: genai-prices' answers and the compiled
+templates kept between runs, README "Reading and writing files"): the ratio is that of a
+later run. Each round also times the report with nothing kept (``SESSIONTOOLS_NO_CACHE=1``),
+what a first run takes, printed as ``nothing kept``.
 
 Then the browser (unless ``--no-browser``): each report is opened K times from ``file://`` in
 headless Chromium (``/usr/bin/chromium`` through Playwright, as the tests do), in a new page
@@ -83,6 +87,7 @@ print("ok")
 class Pair:
     otel: Child
     report: Child
+    first: Child  # the report with nothing kept by an earlier run (SESSIONTOOLS_NO_CACHE)
 
 
 def _best(children: Sequence[Child]) -> Child:
@@ -118,10 +123,16 @@ def _spans(paths: Sequence[Path]) -> int:
 
 
 def _rounds(repeat: int, otel: list[str], report: list[str], env: dict[str, str]) -> list[Pair]:
-    run_child(otel, env=env)  # untimed: fills the bytecode cache
-    run_child(report, env=env, ok=(0, 1))
+    run_child(otel, env=env)  # untimed: fills the bytecode cache ...
+    run_child(report, env=env, ok=(0, 1))  # ... and what the report keeps (SESSIONTOOLS_CACHE_DIR)
+    first = {**env, "SESSIONTOOLS_NO_CACHE": "1"}
     return [
-        Pair(run_child(otel, env=env), run_child(report, env=env, ok=(0, 1))) for _ in range(repeat)
+        Pair(
+            run_child(otel, env=env),
+            run_child(report, env=env, ok=(0, 1)),
+            run_child(report, env=first, ok=(0, 1)),
+        )
+        for _ in range(repeat)
     ]
 
 
@@ -135,6 +146,11 @@ def _print_times(pairs: Sequence[Pair], what: str) -> None:
         f"{report.cpu_seconds / report.seconds:.2f}"
     )
     print(f"  ratio report/otel {ratio:10.2f}      ({_ok(ratio, RATIO_GOAL)} of {RATIO_GOAL})")
+    first = _best([p.first for p in pairs])
+    print(
+        f"  nothing kept      {first.seconds:10.2f} s    ratio {first.seconds / otel.seconds:.2f}"
+        "  (a first run: genai-prices loaded, templates compiled; SESSIONTOOLS_NO_CACHE=1)"
+    )
     print(
         f"  peak RSS          {_mib(max(p.otel.max_rss_kib for p in pairs)):>10} MiB otel, "
         f"{_mib(max(p.report.max_rss_kib for p in pairs))} MiB report"
@@ -270,6 +286,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench_report.") as tmp_name:
         tmp = Path(tmp_name)
         env = bytecode_cache_env(tmp / "pycache")
+        env["SESSIONTOOLS_CACHE_DIR"] = str(tmp / "kept")  # filled by the untimed first round
+        env.pop("SESSIONTOOLS_NO_CACHE", None)
         if args.part in ("large", "both"):
             reports.append(("large", bench_large(args.log, args.repeat, tmp, env)))
         if args.part in ("many", "both"):

@@ -42,7 +42,7 @@ def watching(reader, path, at, job, idle=None, hooks=None):
 split.read_in_two = watching
 if sys.argv[2] != "default":
     from sessiontools._html import read
-    read.REPORT_CUT_AT = float(sys.argv[2])
+    read.REPORT_CUT_AT = read.REPORT_CUT_AT_KEPT = float(sys.argv[2])
 from sessiontools._cli.main import main
 with tempfile.TemporaryDirectory() as tmp:
     main(["report", sys.argv[1], "--out", os.path.join(tmp, "r.html")])
@@ -67,7 +67,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("log", help="a log of 8 MB or more")
     parser.add_argument("--repeat", type=int, default=3, metavar="K", help="runs (3)")
     parser.add_argument(
-        "--cut", default="default", metavar="AT", help="where to cut (REPORT_CUT_AT: 0.2)"
+        "--cut",
+        default="default",
+        metavar="AT",
+        help="where to cut (REPORT_CUT_AT 0.2, or REPORT_CUT_AT_KEPT 0.3 with prices kept)",
     )
     args = parser.parse_args(argv)
     for _ in range(args.repeat):

@@ -137,7 +137,9 @@ def cost(
     total is above the limit or cannot be known to be under it."""
     # Only what reading needs loads before the logs are read: numpy, and genai-prices (when no
     # price file is given; else when a model needs its price), load while other processes
-    # read (`otel` starts in a tenth of the time); pandas not at all.
+    # read (`otel` starts in a tenth of the time); pandas not at all. genai-prices' answers
+    # kept by an earlier run spare loading it at all (sessiontools._cost.kept).
+    from .._cost.kept import KeptLookups
     from .._cost.price_book import PriceBook
     from .._cost.rows import LogReads, _no_cycles
     from .._errors import PriceFileError
@@ -173,7 +175,7 @@ def cost(
         except FileNotFoundError as e:
             raise click.BadParameter(str(e), param_hint="PATH") from None
         try:
-            book = PriceBook(prices)
+            book = PriceBook(prices, kept=KeptLookups.installed())
         except (PriceFileError, OSError) as e:
             message = str(e) if isinstance(e, PriceFileError) else f"{prices}: {_reason(e)}"
             raise click.BadParameter(message, param_hint="--prices") from None

@@ -63,7 +63,8 @@ def report(
     """A self-contained HTML report of the sessions in LOG... (files, directories, globs, or -
     for standard input): a timeline of runs, model calls and tool calls, costs, cache, labels.
     A damaged log is reported and skipped; the others still count (exit status 1)."""
-    from .._html.read import ReportReads, paused_gc
+    from .._cost.kept import KeptLookups
+    from .._html.read import REPORT_CUT_AT_KEPT, ReportReads, paused_gc
     from .._log.sources import LogStream, find_named_logs
 
     try:
@@ -80,9 +81,11 @@ def report(
         except FileNotFoundError as e:
             raise click.BadParameter(str(e), param_hint="LOG") from None
         found = [log for log, _ in named]
-        # a price file is checked now (a usage error before any log is read); genai-prices'
-        # book is made with the modules the report loads while the logs are read
-        book = _price_book(prices) if prices is not None else None
+        # genai-prices' answers kept by an earlier run, if any (a few ms); a price file is
+        # checked now (a usage error before any log is read); genai-prices' book is made
+        # with the modules the report loads while the logs are read
+        kept = KeptLookups.installed()
+        book = _price_book(prices, kept) if prices is not None else None
         inputs = [os.fspath(log) for log in found if isinstance(log, os.PathLike)]
         if "-" in logs:
             inputs.append("-")
@@ -112,9 +115,11 @@ def report(
             # ... while this process loads genai-prices (the price book asks it) and Jinja2,
             # which only this command needs. A large log read here is read in two
             # processes: this one loads them while the child reads the second part.
-            reads.idle = functools.partial(_load_report_modules, book)
+            reads.idle = functools.partial(_load_report_modules, book, kept)
+            if kept is not None and kept.loaded:  # genai-prices will not load: less to do
+                reads.cut_at = REPORT_CUT_AT_KEPT
             reads.read_now()
-            book = _load_report_modules(book)
+            book = _load_report_modules(book, kept)
             from .._html.collect import collect_report
             from .._html.render import render_report_html, render_report_pages
 
@@ -149,32 +154,30 @@ def report(
     return EXIT_DAMAGED if data.skipped else EXIT_OK
 
 
-def _load_report_modules(book: Any) -> Any:
-    """Import what the report needs once the logs are read (genai-prices, numpy, Jinja2), load
-    genai-prices' data for ``book`` (``PriceBook.warm``) and compile the templates: work the
-    report does anyway, done while other processes read (50 to 60 ms of CPU besides the
-    imports, the templates the most). Returns ``book``, or when it is ``None`` a new
-    ``PriceBook`` of genai-prices' (its module, 8 ms of imports, was loaded before the logs
-    were read)."""
-    import genai_prices  # noqa: F401
-
+def _load_report_modules(book: Any, kept: Any) -> Any:
+    """Import what the report needs once the logs are read (numpy, Jinja2), load genai-prices
+    and its data for ``book`` unless its answers were kept by an earlier run
+    (``PriceBook.warm``), and compile the templates or load them as an earlier run kept them:
+    work the report does anyway, done while other processes read. Returns ``book``, or when
+    it is ``None`` a new ``PriceBook`` of genai-prices' with the ``kept`` answers."""
     from .._cost.price_book import PriceBook
     from .._html import collect, render  # noqa: F401
 
     if book is None:
-        book = PriceBook(None)
+        book = PriceBook(None, kept=kept)
     book.warm()
-    render.load_templates()
+    render.load_templates(keep=True)
     return book
 
 
-def _price_book(prices: str | None) -> Any:
-    """``--prices`` as ``sessiontools cost`` takes it (a usage error when it cannot be used)."""
+def _price_book(prices: str | None, kept: Any) -> Any:
+    """``--prices`` as ``sessiontools cost`` takes it (a usage error when it cannot be used),
+    with genai-prices' ``kept`` answers for the models it does not name."""
     from .._cost.price_book import PriceBook
     from .._errors import PriceFileError
 
     try:
-        return PriceBook(prices)
+        return PriceBook(prices, kept=kept)
     except (PriceFileError, OSError) as e:
         message = str(e) if isinstance(e, PriceFileError) else f"{prices}: {_reason(e)}"
         raise click.BadParameter(message, param_hint="--prices") from None

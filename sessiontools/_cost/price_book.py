@@ -68,6 +68,7 @@ from typing import TYPE_CHECKING, Any, Final
 from .._errors import SessionToolsWarning
 from .._log.entries import Usage
 from .._model.usage import check_counts, inclusive_input_tokens
+from .kept import genai_rates
 from .price_file import (
     _NAN,
     SOURCE_FILE,
@@ -80,6 +81,8 @@ from .price_file import (
 
 if TYPE_CHECKING:
     import genai_prices.types as gp_types
+
+    from .kept import KeptLookups
 
 __all__ = ["PriceBook", "PriceTable"]
 
@@ -262,6 +265,9 @@ class PriceBook:
             id to ``Prices``. A model it names is always priced from it, whole, whatever
             genai-prices says (a price the entry leaves out is NaN, not genai-prices' price).
         genai_prices: whether to ask genai-prices about models the prices do not name.
+        kept: genai-prices' answers kept between runs (``sessiontools._cost.kept``), looked
+            in before genai-prices is asked, and given what it then answers (the command
+            line's; not for a process that set genai-prices' custom snapshot).
 
     Raises:
         PriceFileError: the price file cannot be used (``OSError`` if it cannot be read).
@@ -283,6 +289,7 @@ class PriceBook:
         prices: str | os.PathLike[str] | Mapping[str, Prices] | None = None,
         *,
         genai_prices: bool = True,
+        kept: KeptLookups | None = None,
     ) -> None:
         if prices is None:
             table: dict[str, Prices] = {}
@@ -309,6 +316,7 @@ class PriceBook:
         self._changes: dict[tuple[str, str], tuple[int, ...]] = {}
         self._periods: dict[tuple[str, str, int], PriceTable | None] = {}
         self._providers: dict[str, str | None] = {}  # model id -> genai-prices' provider
+        self._kept = kept if genai_prices else None
         self.lookups = 0
 
     def sources(self) -> tuple[dict[str, Prices], bool]:
@@ -321,9 +329,10 @@ class PriceBook:
     def warm(self) -> None:
         """Load genai-prices and its data now, for a caller with time to spare (such as while
         other processes read the logs): only when this book has no price file (with one,
-        genai-prices loads when a model the file does not name needs a price). Gives no
-        warning; changes nothing but when the loading happens."""
-        if self._genai and not self._file:
+        genai-prices loads when a model the file does not name needs a price) and no kept
+        answers were found (with them, genai-prices loads for a model asked about the first
+        time). Gives no warning; changes nothing but when the loading happens."""
+        if self._genai and not self._file and not (self._kept is not None and self._kept.loaded):
             from genai_prices import data_snapshot
 
             data_snapshot.get_snapshot()
@@ -451,7 +460,10 @@ class PriceBook:
         except KeyError:
             pass
         found: str | None = None
-        if self._genai and model:
+        kept = self._kept.provider(model) if self._kept is not None and model else None
+        if kept is not None:
+            found = kept[0]
+        elif self._genai and model:
             from genai_prices import calc_price
 
             self.lookups += 1
@@ -463,14 +475,50 @@ class PriceBook:
                 ).provider.id
             except LookupError:
                 found = None
+            if self._kept is not None:
+                self._kept.add_provider(model, found)
         self._providers[model] = found
         return found
 
     def _lookup(
         self, provider: str, model: str, time_unix_nano: int, day: int
     ) -> tuple[PriceTable | None, tuple[int, ...], tuple[int, ...]]:
-        """Ask genai-prices: the table in force at this time, the model's time-of-day cuts, and
-        the days its prices change on."""
+        """What genai-prices says, as kept (``kept``) or asked now: the table in force at this
+        time, the model's time-of-day cuts, and the days its prices change on."""
+        kept = self._kept
+        if kept is not None:
+            answer = kept.answer(provider, model, time_unix_nano)
+            if answer is not None:
+                table, cuts, changes = answer
+                if not provider and model not in self._providers:
+                    matched = kept.provider(model)
+                    if matched is not None:
+                        self._providers[model] = matched[0]
+                if table is None:
+                    return None, cuts, changes
+                priced_as, tiers = table
+                made = PriceTable(
+                    provider, model, _date(day), tiers, SOURCE_GENAI_PRICES, priced_as=priced_as
+                )
+                return made, cuts, changes
+        found, cuts, changes, clean = self._ask(provider, model, time_unix_nano, day)
+        if kept is not None and clean:
+            kept.add(
+                provider,
+                model,
+                time_unix_nano,
+                None if found is None else (found.priced_as, found.tiers),
+                cuts,
+                changes,
+                matched=(self._providers.get(model),) if not provider else None,
+            )
+        return found, cuts, changes
+
+    def _ask(
+        self, provider: str, model: str, time_unix_nano: int, day: int
+    ) -> tuple[PriceTable | None, tuple[int, ...], tuple[int, ...], bool]:
+        """Ask genai-prices: the table in force at this time, the model's time-of-day cuts, the
+        days its prices change on, and whether it gave no warning."""
         try:
             from genai_prices import calc_price
         except ImportError as e:  # pragma: no cover - genai-prices is a dependency
@@ -498,7 +546,7 @@ class PriceBook:
         except LookupError:  # "Unable to find provider ..." / "Unable to find model ..."
             if not provider:
                 self._providers.setdefault(model, None)
-            return None, (), ()
+            return None, (), (), True
         if not provider:
             self._providers.setdefault(model, first.provider.id)
         model_price = first.model_price
@@ -512,7 +560,7 @@ class PriceBook:
         if not any(known.values()) and not _has_price(model_price, "requests"):
             # genai-prices knows the model but not its price (an empty price: subscription or
             # unlisted); calc_price would say 0, which docs/costs.md forbids for an unknown price.
-            return None, cuts, changes
+            return None, cuts, changes, True
         tiers: list[Rates] = []
         for index, start in enumerate(starts):
             end = starts[index + 1] if index + 1 < len(starts) else None
@@ -522,9 +570,9 @@ class PriceBook:
                     f"genai-prices' price of {model!r} (provider {provider!r}) on "
                     f"{_date(day)} is not a price per token; its calls are left unpriced",
                     SessionToolsWarning,
-                    stacklevel=3,
+                    stacklevel=4,
                 )
-                return None, cuts, changes
+                return None, cuts, changes, False
             tiers.append(rates)
         table = PriceTable(
             provider,
@@ -534,7 +582,7 @@ class PriceBook:
             SOURCE_GENAI_PRICES,
             priced_as=first.model.id,
         )
-        return table, cuts, changes
+        return table, cuts, changes, True
 
 
 def _probe(price: Any, start: int, end: int | None, known: Mapping[str, bool]) -> Rates | None:
@@ -592,20 +640,7 @@ def _probe(price: Any, start: int, end: int | None, known: Mapping[str, bool]) -
         cache_write=rate(cache_write_rate, "cache_write"),
         request=fee,
     )
-
-    def inexact(value: Decimal | None) -> float:
-        return _NAN if value is None else float(value)
-
-    return Rates(
-        input=inexact(exact.input),
-        output=inexact(exact.output),
-        cache_read=inexact(exact.cache_read),
-        cache_write=inexact(exact.cache_write),
-        tier_start=start,
-        source=SOURCE_GENAI_PRICES,
-        request=float(fee),
-        exact=exact,
-    )
+    return genai_rates(exact, start)
 
 
 def _date(day: int) -> date:

@@ -249,6 +249,7 @@ def read_log(
     conversation_id: str | None = None,
     workers: int | None = 1,
     idle: Callable[[], object] | None = None,
+    cut_at: float | None = None,
 ) -> LogRead:
     """Read one log once into what its section of the report shows, and its cost rows.
 
@@ -266,6 +267,9 @@ def read_log(
         idle: called once while a child reads the second part and this process would wait
             (``read_in_two``): work the caller has to do anyway, such as its imports. It
             must give no warning.
+        cut_at: where a log read in two with ``idle`` is cut, as a fraction of it; default
+            ``REPORT_CUT_AT`` (the command's imports, genai-prices' and the templates'
+            among them).
 
     Returns:
         The ``LogRead``; a log that cannot be read has ``error`` set (a ``LogError``, an
@@ -277,7 +281,7 @@ def read_log(
         as ``read_costs`` raises them.
     """
     with paused_gc():
-        return _read_log(item, content, max_line_bytes, conversation_id, workers, idle)
+        return _read_log(item, content, max_line_bytes, conversation_id, workers, idle, cut_at)
 
 
 def _read_in_worker(
@@ -301,6 +305,7 @@ def _read_log(
     conversation_id: str | None,
     workers: int | None = 1,
     idle: Callable[[], object] | None = None,
+    cut_at: float | None = None,
 ) -> LogRead:
     name = log_name(item)
     read = LogRead(name, conversation_id or default_conversation_id(name))
@@ -336,7 +341,7 @@ def _read_log(
                     closing = log.closing_line
                 else:
                     job = _ReportJob(read, tap)
-                    at = REPORT_CUT_AT if idle is not None else None
+                    at = None if idle is None else cut_at or REPORT_CUT_AT
                     waiting = None if idle is None else functools.partial(_apart, idle, held)
                     closing = read_runs(log, job, workers=workers, at=at, idle=waiting, hooks=job)
                     sources, labels = job.label_sources()
@@ -393,6 +398,11 @@ def _more_runs(read: LogRead, runs: Iterable[Run], tap: _Tap) -> None:
 #: cut at 0.35 this process took 1.2 to 1.4 s to the end of its imports against the child's
 #: 0.9 to 1.0 s; at 0.2, 0.84 to 1.06 s against 0.80 to 1.04 s.
 REPORT_CUT_AT = 0.2
+
+#: The cut when genai-prices' answers were kept by an earlier run (``sessiontools._cost.kept``)
+#: and its compiled templates too: genai-prices is not loaded, nor the templates compiled, and
+#: this process has about 0.2 s less to do while the child reads.
+REPORT_CUT_AT_KEPT = 0.3
 
 
 class _ReportJob(Hooks):
@@ -991,6 +1001,8 @@ class ReportReads:
         )
         #: Called once while a child reads the second part of a log read here (``read_log``).
         self.idle: Callable[[], object] | None = None
+        #: Where such a log is cut (``read_log``'s ``cut_at``): later for lighter ``idle``.
+        self.cut_at: float | None = None
         self._ready: list[LogRead] | None = None
         self._pool: concurrent.futures.ProcessPoolExecutor | None = None
         self._reads: Iterator[LogRead] | None = None
@@ -1021,7 +1033,7 @@ class ReportReads:
             if isinstance(item, Path) and self._reads is not None:
                 yield next(self._reads)
             else:
-                yield self._read(item, conversation_id=cid, idle=self.idle)
+                yield self._read(item, conversation_id=cid, idle=self.idle, cut_at=self.cut_at)
 
     def close(self) -> None:
         """Stop the pool, if any: reads not started are dropped, and the logs being read are

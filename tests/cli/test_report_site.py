@@ -103,10 +103,11 @@ HOOKED = """
                 wait()
         os.fsync = hooked_fsync
     elif moment == "commit":  # as the first page is renamed into place
-        renamed = []
+        renamed, site = [], os.path.abspath(args[-1].rstrip("/"))
         for name in ("rename", "replace"):
             def hooked(src, dst, original=getattr(os, name)):
-                if not renamed:
+                # (not what the command keeps in its cache directory: sessiontools._cachedir)
+                if not renamed and os.path.abspath(dst).startswith(site):
                     renamed.append(dst)
                     wait()
                 return original(src, dst)

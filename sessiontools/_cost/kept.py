@@ -1,0 +1,368 @@
+"""genai-prices' answers kept between runs: ``KeptLookups``, one small JSON file per installed
+genai-prices, so that a command pricing models it priced before neither imports genai-prices
+nor loads its data (0.15 to 0.3 s of every ``sessiontools report`` and ``cost``).
+
+A ``PriceBook`` given one (``PriceBook(..., kept=KeptLookups.installed())``, what the command
+line does) looks here before it asks genai-prices, and writes what it then learns. What is kept
+is what ``PriceBook._lookup`` works out, per (provider, model): the days its prices change on
+(its ``StartDateConstraint``s), where its time-of-day prices change (``TimeOfDateConstraint``),
+and a table for each period between those days (and each segment of the day) it was asked
+about, or ``null`` for a model genai-prices does not know or does not price; and the provider
+genai-prices matched to a model id asked without one. The rates are kept as the exact
+``Decimal`` strings genai-prices gave, and the floats made from them again as ``_probe`` makes
+them: a table from here is equal to the one genai-prices' answers make. A lookup that warned
+(a price that is not per token) is not kept, so it warns again next time.
+
+**Which genai-prices.** The file's name and its ``genai_prices`` field hold a digest of the
+name, size and modification time of every file of the installed ``genai_prices`` package
+(found without importing it) and of this format: a new version, another environment, or an
+edited data file is another file, and nothing of an older one is used. Only genai-prices'
+bundled data is ever asked (the command line never sets a custom snapshot); a library caller
+that sets one must not give a book ``kept`` lookups.
+
+**Safety.** A file that cannot be read, is not JSON of this shape, or is of another digest is
+ignored (and replaced by the next write); each write merges with the file as it is then, under
+an exclusive ``flock`` of a lock file beside it, into a new file moved into place
+(``os.replace``): concurrent commands lose nothing and a reader sees the old or the new file,
+never part of one. Nothing here raises for a cache problem: it only costs the speed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import itertools
+import os
+from bisect import bisect_right
+from decimal import Decimal, InvalidOperation
+from typing import Any, Final
+
+from .price_file import _NAN, SOURCE_GENAI_PRICES, ExactRates, Rates
+
+__all__ = ["KeptLookups", "genai_prices_digest"]
+
+#: The shape of the file; a change to it, or to how ``PriceBook`` works a table out of
+#: genai-prices' answers, must change this number.
+FORMAT: Final = 1
+
+_NS_PER_DAY: Final = 86_400_000_000_000
+
+
+def genai_prices_digest() -> str | None:
+    """What identifies the installed genai-prices (see the module docstring), without
+    importing it; ``None`` when it is not installed or cannot be read."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("genai_prices")
+    except (ImportError, ValueError):
+        return None
+    places = list(spec.submodule_search_locations or ()) if spec is not None else []
+    if len(places) != 1:
+        return None
+    digest = hashlib.sha256(f"sessiontools kept prices {FORMAT}\0".encode())
+    try:
+        with os.scandir(places[0]) as found:
+            files = sorted(
+                (entry.name, entry.stat()) for entry in found if entry.name.endswith(".py")
+            )
+    except OSError:
+        return None
+    if not files:
+        return None
+    digest.update(os.fsencode(places[0]) + b"\0")
+    for name, st in files:
+        digest.update(f"{name}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+    return digest.hexdigest()[:32]
+
+
+class _Model:
+    """What is kept of one (provider, model): see ``KeptLookups``."""
+
+    __slots__ = ("changes", "cuts", "tables")
+
+    def __init__(
+        self,
+        changes: tuple[int, ...],
+        cuts: tuple[int, ...],
+        tables: dict[str, tuple[str, tuple[Rates, ...]] | None],
+    ) -> None:
+        self.changes = changes
+        self.cuts = cuts
+        self.tables = tables  # period (or "period:segment") -> (priced_as, tiers) or None
+
+    def place(self, time_unix_nano: int) -> str:
+        period = bisect_right(self.changes, time_unix_nano // _NS_PER_DAY)
+        if not self.cuts:
+            return str(period)
+        segment = bisect_right(self.cuts, (time_unix_nano % _NS_PER_DAY) // 1000)
+        return f"{period}:{segment}"
+
+
+class KeptLookups:
+    """genai-prices' answers kept in ``path`` (see the module docstring). Made by
+    ``installed()`` for the command line, or for a given file by a test."""
+
+    def __init__(self, path: str, digest: str) -> None:
+        self.path = path
+        self.digest = digest
+        self._models: dict[str, _Model] = {}
+        self._providers: dict[str, str | None] = {}
+        self.loaded = self._read_into(self._models, self._providers)
+
+    @classmethod
+    def installed(cls) -> KeptLookups | None:
+        """The kept answers of the installed genai-prices in sessiontools' cache directory
+        (``sessiontools._cachedir``); ``None`` when the cache is off or unusable, or
+        genai-prices is not installed."""
+        from .._cachedir import cache_dir
+
+        directory = cache_dir("prices")
+        if directory is None:
+            return None
+        digest = genai_prices_digest()
+        if digest is None:
+            return None
+        return cls(os.path.join(directory, f"genai-prices-{digest}.json"), digest)
+
+    def answer(
+        self, provider: str, model: str, time_unix_nano: int
+    ) -> tuple[tuple[str, tuple[Rates, ...]] | None, tuple[int, ...], tuple[int, ...]] | None:
+        """What ``PriceBook._lookup`` would work out at this time: the table (priced as, tiers)
+        or ``None`` (unpriced), the time-of-day cuts, the days the prices change on. ``None``
+        when it is not kept."""
+        kept = self._models.get(_key(provider, model))
+        if kept is None:
+            return None
+        place = kept.place(time_unix_nano)
+        if place not in kept.tables:
+            return None
+        return kept.tables[place], kept.cuts, kept.changes
+
+    def provider(self, model: str) -> tuple[str | None] | None:
+        """The provider genai-prices matched to ``model`` (in a 1-tuple: ``(None,)`` when it
+        did not know the model id), or ``None`` when it is not kept."""
+        if model in self._providers:
+            return (self._providers[model],)
+        return None
+
+    def add(
+        self,
+        provider: str,
+        model: str,
+        time_unix_nano: int,
+        table: tuple[str, tuple[Rates, ...]] | None,
+        cuts: tuple[int, ...],
+        changes: tuple[int, ...],
+        matched: tuple[str | None] | None = None,
+    ) -> None:
+        """Keep what genai-prices answered at this time (as ``answer`` gives it) and, asked
+        without a provider, the provider it matched (``matched``, as ``provider`` gives it);
+        and write."""
+        key = _key(provider, model)
+        kept = self._models.get(key)
+        if kept is None or kept.cuts != cuts or kept.changes != changes:
+            kept = self._models[key] = _Model(changes, cuts, {})
+        kept.tables[kept.place(time_unix_nano)] = table
+        if matched is not None:
+            self._providers[model] = matched[0]
+        self._write()
+
+    def add_provider(self, model: str, provider: str | None) -> None:
+        """Keep the provider genai-prices matched to ``model`` (``None``: none), and write."""
+        self._providers[model] = provider
+        self._write()
+
+    def _write(self) -> None:
+        """Merge what is kept here with the file as it is now and put the result in its place
+        (module docstring); give up quietly on any error of the file system."""
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not POSIX
+            fcntl = None  # type: ignore[assignment]
+        import orjson
+
+        temp = f"{self.path}.{os.getpid()}.tmp"
+        lock = -1
+        try:
+            lock = os.open(self.path + ".lock", os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            if fcntl is not None:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+            models: dict[str, _Model] = {}
+            providers: dict[str, str | None] = {}
+            self._read_into(models, providers)
+            for key, kept in self._models.items():
+                there = models.get(key)
+                if there is None or there.cuts != kept.cuts or there.changes != kept.changes:
+                    models[key] = kept
+                else:
+                    there.tables.update(kept.tables)
+            providers.update(self._providers)
+            data = orjson.dumps(
+                {
+                    "format": FORMAT,
+                    "genai_prices": self.digest,
+                    "models": {key: _dump_model(kept) for key, kept in models.items()},
+                    "providers": providers,
+                },
+                option=orjson.OPT_SORT_KEYS,
+            )
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(data)
+                os.replace(temp, self.path)
+            except BaseException:
+                _remove(temp)
+                raise
+        except OSError:
+            pass
+        finally:
+            if lock != -1:
+                os.close(lock)  # and the lock with it
+
+    def _read_into(self, models: dict[str, _Model], providers: dict[str, str | None]) -> bool:
+        """Fill ``models`` and ``providers`` from the file: whether it was of this digest and
+        sound (else they are left empty)."""
+        import orjson
+
+        try:
+            with open(self.path, "rb") as f:
+                data = orjson.loads(f.read())
+        except (OSError, ValueError):  # orjson.JSONDecodeError is a ValueError
+            return False
+        try:
+            if data["format"] != FORMAT or data["genai_prices"] != self.digest:
+                return False
+            read_models = {
+                _checked_key(key): _load_model(value) for key, value in data["models"].items()
+            }
+            read_providers = {
+                _string(model): None if provider is None else _string(provider)
+                for model, provider in data["providers"].items()
+            }
+        except (KeyError, TypeError, ValueError, AttributeError, InvalidOperation):
+            return False
+        models.update(read_models)
+        providers.update(read_providers)
+        return True
+
+
+def _key(provider: str, model: str) -> str:
+    return f"{provider}\0{model}"
+
+
+def _checked_key(key: Any) -> str:
+    if _string(key).count("\0") != 1:
+        raise ValueError(key)
+    return str(key)
+
+
+def _string(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(value)
+    return value
+
+
+def _days(value: Any) -> tuple[int, ...]:
+    if not isinstance(value, list) or not all(
+        isinstance(day, int) and not isinstance(day, bool) for day in value
+    ):
+        raise TypeError(value)
+    if sorted(set(value)) != value:
+        raise ValueError(value)
+    return tuple(value)
+
+
+def _dump_model(kept: _Model) -> dict[str, Any]:
+    return {
+        "changes": list(kept.changes),
+        "cuts": list(kept.cuts),
+        "tables": {
+            place: None
+            if table is None
+            else {"priced_as": table[0], "tiers": _dump_tiers(table[1])}
+            for place, table in kept.tables.items()
+        },
+    }
+
+
+def _dump_tiers(tiers: tuple[Rates, ...]) -> list[list[Any]]:
+    dumped = []
+    for rates in tiers:
+        exact = rates.exact
+        assert exact is not None  # genai-prices' rates are exact
+        dumped.append(
+            [
+                rates.tier_start,
+                *(
+                    None if value is None else str(value)
+                    for value in (exact.input, exact.output, exact.cache_read, exact.cache_write)
+                ),
+                str(exact.request),
+            ]
+        )
+    return dumped
+
+
+def _load_model(value: Any) -> _Model:
+    tables: dict[str, tuple[str, tuple[Rates, ...]] | None] = {}
+    for place, table in value["tables"].items():
+        _string(place)
+        if table is None:
+            tables[place] = None
+            continue
+        tiers = tuple(_load_rates(tier) for tier in table["tiers"])
+        if not tiers or tiers[0].tier_start != 0:
+            raise ValueError(tiers)
+        if any(high.tier_start <= low.tier_start for low, high in itertools.pairwise(tiers)):
+            raise ValueError(tiers)
+        tables[place] = (_string(table["priced_as"]), tiers)
+    return _Model(_days(value["changes"]), _days(value["cuts"]), tables)
+
+
+def _load_rates(tier: Any) -> Rates:
+    start, input, output, cache_read, cache_write, request = tier
+    if not isinstance(start, int) or isinstance(start, bool) or start < 0:
+        raise ValueError(start)
+    exact = ExactRates(
+        input=_decimal(input, True),
+        output=_decimal(output, True),
+        cache_read=_decimal(cache_read, True),
+        cache_write=_decimal(cache_write, True),
+        request=_decimal(request, False) or Decimal(0),
+    )
+    return genai_rates(exact, start)
+
+
+def _decimal(value: Any, may_be_none: bool) -> Decimal | None:
+    if value is None and may_be_none:
+        return None
+    number = Decimal(_string(value))
+    if not number.is_finite():
+        raise ValueError(value)
+    return number
+
+
+def genai_rates(exact: ExactRates, tier_start: int) -> Rates:
+    """The ``Rates`` of genai-prices' exact rates of a tier (``PriceBook``'s ``_probe`` and a
+    kept table alike): each float made from its ``Decimal`` once, NaN when not known."""
+
+    def inexact(value: Decimal | None) -> float:
+        return _NAN if value is None else float(value)
+
+    return Rates(
+        input=inexact(exact.input),
+        output=inexact(exact.output),
+        cache_read=inexact(exact.cache_read),
+        cache_write=inexact(exact.cache_write),
+        tier_start=tier_start,
+        source=SOURCE_GENAI_PRICES,
+        request=float(exact.request),
+        exact=exact,
+    )
+
+
+def _remove(path: str) -> None:
+    with contextlib.suppress(OSError):
+        os.remove(path)

@@ -1,0 +1,341 @@
+"""genai-prices' answers kept between runs (``sessiontools._cost.kept``) and the cache
+directory (``sessiontools._cachedir``): a book that answers from what an earlier book kept
+prices exactly as one that asks genai-prices, without asking it; a damaged, foreign or
+unwritable file costs only speed; concurrent writers lose nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import stat
+import subprocess
+import sys
+import warnings
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sessiontools import PriceBook, SessionToolsWarning, Usage
+from sessiontools._cachedir import cache_dir
+from sessiontools._cost import kept as kept_module
+from sessiontools._cost import price_book
+from sessiontools._cost.kept import KeptLookups, genai_prices_digest
+from tests.cost.test_prices import MODELS, usages
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+DIGEST = genai_prices_digest()
+assert DIGEST is not None  # genai-prices is a dependency
+
+
+def ns(when: datetime) -> int:
+    return (when - EPOCH) // timedelta(microseconds=1) * 1000
+
+
+#: (provider, model, time): every kind of answer genai-prices gives the book.
+QUESTIONS = [
+    *(
+        (provider, model, ns(datetime(year, month, 15, hour, 10, tzinfo=UTC)))
+        for provider, model in MODELS
+        for year, month in ((2025, 3), (2025, 7), (2026, 4), (2026, 9), (2026, 10))
+        for hour in (0, 3, 7, 12, 20)
+    ),
+    ("github-copilot", "gpt-4o", ns(datetime(2026, 1, 1, tzinfo=UTC))),  # known, no price
+    ("", "no-such-model-at-all", ns(datetime(2026, 1, 1, tzinfo=UTC))),  # unknown id
+    ("no-such-provider", "gpt-5", ns(datetime(2026, 1, 1, tzinfo=UTC))),  # unknown provider
+    ("openai", "no-such-model", ns(datetime(2026, 1, 1, tzinfo=UTC))),
+    ("openai", "text-embedding-3-small", ns(datetime(2026, 1, 1, tzinfo=UTC))),  # no output price
+]
+
+
+def kept_at(path: Path) -> KeptLookups:
+    assert DIGEST is not None
+    return KeptLookups(str(path), DIGEST)
+
+
+def answers(book: PriceBook) -> list[Any]:
+    got: list[Any] = []
+    for provider, model, t in QUESTIONS:
+        got.append(book.table(provider, model, t))
+        got.append(book.whole_day(provider, model, t))
+        got.append(book.provider(model, t))
+    return got
+
+
+def test_a_kept_book_answers_as_genai_prices_without_asking_it(tmp_path: Path) -> None:
+    file = tmp_path / "kept.json"
+    want = answers(PriceBook())
+    writer = PriceBook(kept=kept_at(file))
+    assert answers(writer) == want
+    assert writer.lookups > 0
+    assert file.exists()
+    reader = PriceBook(kept=kept_at(file))
+    assert reader._kept is not None and reader._kept.loaded
+    assert answers(reader) == want
+    assert reader.lookups == 0  # genai-prices was not asked once
+    # a price of every kind the tables hold, with its exact rates
+    tables = [t for t in want if t is not None and not isinstance(t, bool | str)]
+    assert any(len(t.tiers) > 1 for t in tables)  # long-context tiers
+    assert any(t.tiers[0].request for t in tables)  # perplexity's per-request fee
+    assert any(math.isnan(t.tiers[0].output) for t in tables)  # a price not known
+    assert any(t.priced_as != t.model for t in tables)  # dated ids
+
+
+@settings(
+    max_examples=200,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(
+    model=st.sampled_from(MODELS),
+    usage=usages(),
+    times=st.lists(
+        st.datetimes(
+            min_value=datetime(2025, 1, 1),
+            max_value=datetime(2027, 1, 1),
+            timezones=st.just(UTC),
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+)
+def test_kept_costs_are_genai_prices_costs(
+    tmp_path: Path, model: tuple[str, str], usage: Usage, times: list[datetime]
+) -> None:
+    """Whatever was kept before (other times of the same model, of other periods and other
+    segments of the day), a kept book's cost is the one genai-prices' answers make."""
+    provider, model_id = model
+    file = tmp_path / f"kept-{os.getpid()}-{abs(hash((model, tuple(times))))}.json"
+    fresh = PriceBook()
+    first = PriceBook(kept=kept_at(file))
+    for when in times[:-1]:
+        first.cost_usd(provider, model_id, ns(when), usage)
+    again = PriceBook(kept=kept_at(file))
+    for when in times:
+        want = fresh.cost_usd(provider, model_id, ns(when), usage)
+        got = again.cost_usd(provider, model_id, ns(when), usage)
+        assert got == want or (math.isnan(got) and math.isnan(want)), (when, got, want)
+        assert again.table(provider, model_id, ns(when)) == fresh.table(
+            provider, model_id, ns(when)
+        )
+    file.unlink(missing_ok=True)
+
+
+def test_the_file_holds_exact_rates(tmp_path: Path) -> None:
+    file = tmp_path / "kept.json"
+    book = PriceBook(kept=kept_at(file))
+    t = ns(datetime(2026, 5, 1, tzinfo=UTC))
+    table = book.table("anthropic", "claude-sonnet-4-5", t)
+    assert table is not None
+    data = json.loads(file.read_text())
+    assert data["format"] == kept_module.FORMAT and data["genai_prices"] == DIGEST
+    kept = data["models"]["anthropic\0claude-sonnet-4-5"]
+    tiers = kept["tables"]["0"]["tiers"]
+    assert [tier[0] for tier in tiers] == [0, 200_000]
+    exact = table.tiers[1].exact
+    assert exact is not None
+    assert tiers[1][1:] == [
+        str(exact.input),
+        str(exact.output),
+        str(exact.cache_read),
+        str(exact.cache_write),
+        str(exact.request),
+    ]
+    # the long-context input price, by hand: $6 per million tokens
+    assert float(tiers[1][1]) == pytest.approx(6 / 1e6, rel=1e-12)
+    assert stat.S_IMODE(file.stat().st_mode) == 0o600
+
+
+DAMAGED = [
+    b"",
+    b"not json",
+    b'{"format": 1',
+    b"[]",
+    b"{}",
+    b'{"format": 999, "genai_prices": "%s", "models": {}, "providers": {}}',
+    b'{"format": 1, "genai_prices": "someone-else", "models": {}, "providers": {}}',
+    b'{"format": 1, "genai_prices": "%s", "models": {"no-nul": {"changes": [], "cuts": [], '
+    b'"tables": {}}}, "providers": {}}',
+    b'{"format": 1, "genai_prices": "%s", "models": {"openai\\u0000gpt-5": {"changes": [], '
+    b'"cuts": [], "tables": {"0": {"priced_as": "gpt-5", "tiers": [[true, "1", "1", "1", "1", '
+    b'"0"]]}}}}, "providers": {}}',
+    b'{"format": 1, "genai_prices": "%s", "models": {"openai\\u0000gpt-5": {"changes": [], '
+    b'"cuts": [], "tables": {"0": {"priced_as": "gpt-5", "tiers": [[0, "NaN", "1", "1", "1", '
+    b'"0"]]}}}}, "providers": {}}',
+    b'{"format": 1, "genai_prices": "%s", "models": {"openai\\u0000gpt-5": {"changes": [], '
+    b'"cuts": [], "tables": {"0": {"priced_as": "gpt-5", "tiers": [[5, "1", "1", "1", "1", '
+    b'"0"]]}}}}, "providers": {}}',
+    b'{"format": 1, "genai_prices": "%s", "models": {"openai\\u0000gpt-5": {"changes": [3, 1], '
+    b'"cuts": [], "tables": {}}}, "providers": {}}',
+    b'{"format": 1, "genai_prices": "%s", "models": {"openai\\u0000gpt-5": {"changes": [], '
+    b'"cuts": [], "tables": {"0": {"priced_as": "gpt-5", "tiers": [[0, "x", "1", "1", "1", '
+    b'"0"]]}}}}, "providers": {}}',
+    b'{"format": 1, "genai_prices": "%s", "models": {}, "providers": {"gpt-5": 7}}',
+    b"\xff\xfe\x00garbage",
+]
+
+
+@pytest.mark.parametrize("content", DAMAGED)
+def test_a_damaged_or_foreign_file_is_ignored_and_replaced(tmp_path: Path, content: bytes) -> None:
+    assert DIGEST is not None
+    file = tmp_path / "kept.json"
+    file.write_bytes(content.replace(b"%s", DIGEST.encode()))
+    kept = kept_at(file)
+    assert not kept.loaded
+    book = PriceBook(kept=kept)
+    t = ns(datetime(2026, 5, 1, tzinfo=UTC))
+    assert book.table("openai", "gpt-5", t) == PriceBook().table("openai", "gpt-5", t)
+    assert book.lookups == 1
+    again = kept_at(file)  # the lookup wrote a sound file in its place
+    assert again.loaded
+    assert PriceBook(kept=again).table("openai", "gpt-5", t) == PriceBook().table(
+        "openai", "gpt-5", t
+    )
+
+
+def test_an_unwritable_place_costs_only_speed(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    book = PriceBook(kept=kept_at(blocker / "kept.json"))  # its directory is a file
+    t = ns(datetime(2026, 5, 1, tzinfo=UTC))
+    assert book.table("openai", "gpt-5", t) == PriceBook().table("openai", "gpt-5", t)
+    assert book.provider("claude-haiku-4-5", t) == "anthropic"
+    assert list(tmp_path.iterdir()) == [blocker]
+
+
+def test_a_lookup_that_warned_is_not_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    file = tmp_path / "kept.json"
+    t = ns(datetime(2026, 5, 1, tzinfo=UTC))
+    monkeypatch.setattr(price_book, "_probe", lambda *args: None)  # "not a price per token"
+    with pytest.warns(SessionToolsWarning, match="not a price per token"):
+        assert PriceBook(kept=kept_at(file)).table("openai", "gpt-5", t) is None
+    with pytest.warns(SessionToolsWarning, match="not a price per token"):
+        assert PriceBook(kept=kept_at(file)).table("openai", "gpt-5", t) is None
+    monkeypatch.undo()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert PriceBook(kept=kept_at(file)).table("openai", "gpt-5", t) is not None
+
+
+def test_a_price_file_still_wins_over_kept_answers(tmp_path: Path) -> None:
+    from sessiontools import Prices
+
+    file = tmp_path / "kept.json"
+    t = ns(datetime(2026, 5, 1, tzinfo=UTC))
+    PriceBook(kept=kept_at(file)).table("openai", "gpt-5", t)
+    mine = Prices(input=1.0, output=2.0, cache_read=None, cache_write=None)
+    book = PriceBook({"gpt-5": mine}, kept=kept_at(file))
+    table = book.table("openai", "gpt-5", t)
+    assert table is not None and table.source == "prices file"
+    # and genai-prices off means off, kept or not
+    assert PriceBook(genai_prices=False, kept=kept_at(file)).table("openai", "gpt-5", t) is None
+
+
+WRITER = """
+import sys
+from datetime import UTC, datetime, timedelta
+from sessiontools import PriceBook
+from sessiontools._cost.kept import KeptLookups
+path, digest, models = sys.argv[1], sys.argv[2], sys.argv[3:]
+epoch = datetime(1970, 1, 1, tzinfo=UTC)
+t = (datetime(2026, 5, 1, tzinfo=UTC) - epoch) // timedelta(microseconds=1) * 1000
+book = PriceBook(kept=KeptLookups(path, digest))
+for model in models:
+    book.table("", model, t)
+"""
+
+
+def test_concurrent_writers_lose_nothing(tmp_path: Path) -> None:
+    assert DIGEST is not None
+    file = tmp_path / "kept.json"
+    groups = [
+        ["gpt-5", "o3", "gpt-4o"],
+        ["claude-haiku-4-5", "claude-sonnet-4-5", "claude-opus-4-6"],
+        ["deepseek-chat", "deepseek-reasoner", "sonar-pro"],
+        ["gpt-5-mini", "gpt-5-nano", "gpt-4.1"],
+    ]
+    children = [
+        subprocess.Popen([sys.executable, "-c", WRITER, str(file), DIGEST, *models])
+        for models in groups
+    ]
+    assert [child.wait(timeout=120) for child in children] == [0] * len(groups)
+    data = json.loads(file.read_text())
+    assert sorted(data["models"]) == sorted(f"\0{m}" for models in groups for m in models)
+    assert sorted(data["providers"]) == sorted(m for models in groups for m in models)
+    assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_the_digest_follows_the_installed_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package = tmp_path / "genai_prices"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "data.py").write_text("providers = []\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "genai_prices")  # find_spec would give the loaded one's
+    first = genai_prices_digest()
+    assert first is not None and first != DIGEST
+    assert genai_prices_digest() == first
+    os.utime(package / "data.py", ns=(1, 1))  # another install, or an edit
+    assert genai_prices_digest() not in (first, None)
+    (package / "data.py").write_text("providers = [] \n")
+    assert genai_prices_digest() not in (first, None)
+    now = genai_prices_digest()
+    monkeypatch.setattr(kept_module, "FORMAT", kept_module.FORMAT + 1)  # another file shape
+    assert genai_prices_digest() not in (now, None)
+
+
+def test_no_genai_prices_no_digest(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    assert genai_prices_digest() is None
+
+
+# -- the cache directory -----------------------------------------------------------------------
+
+
+def test_cache_dir_follows_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SESSIONTOOLS_CACHE_DIR", str(tmp_path / "mine"))
+    assert cache_dir("prices") == str(tmp_path / "mine" / "prices")
+    assert stat.S_IMODE((tmp_path / "mine" / "prices").stat().st_mode) == 0o700
+    monkeypatch.setenv("SESSIONTOOLS_NO_CACHE", "1")
+    assert cache_dir("prices") is None
+    monkeypatch.setenv("SESSIONTOOLS_NO_CACHE", "")
+    assert cache_dir("prices") is not None
+    monkeypatch.delenv("SESSIONTOOLS_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache_dir("prices") == str(tmp_path / "xdg" / "sessiontools" / "prices")
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/path")  # not absolute: ignored (XDG)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert cache_dir("prices") == str(tmp_path / "home" / ".cache" / "sessiontools" / "prices")
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    assert cache_dir("prices") == str(tmp_path / "home" / ".cache" / "sessiontools" / "prices")
+
+
+def test_cache_dir_refuses_what_it_cannot_trust(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)  # others may write there: templates kept as code would not be safe
+    monkeypatch.setenv("SESSIONTOOLS_CACHE_DIR", str(shared))
+    assert cache_dir("prices") is None
+    file = tmp_path / "file"
+    file.write_text("")
+    monkeypatch.setenv("SESSIONTOOLS_CACHE_DIR", str(file))
+    assert cache_dir("prices") is None
+    monkeypatch.setattr(os, "getuid", lambda: os.stat(tmp_path).st_uid + 1)
+    monkeypatch.setenv("SESSIONTOOLS_CACHE_DIR", str(tmp_path / "someone-elses"))
+    assert cache_dir("prices") is None
+
+
+def test_installed_is_none_when_the_cache_is_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SESSIONTOOLS_NO_CACHE", "1")
+    assert KeptLookups.installed() is None
