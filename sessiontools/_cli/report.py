@@ -116,7 +116,7 @@ def report(
             # which only this command needs. A large log read here is read in two
             # processes: this one loads them while the child reads the second part.
             reads.idle = functools.partial(_load_report_modules, book, kept)
-            if kept is not None and kept.loaded:  # genai-prices will not load: less to do
+            if kept is not None and kept.exists():  # genai-prices will not load: less to do
                 reads.cut_at = REPORT_CUT_AT_KEPT
             reads.read_now()
             book = _load_report_modules(book, kept)

@@ -13,15 +13,17 @@ genai-prices matched to a model id asked without one. The rates are kept as the 
 them: a table from here is equal to the one genai-prices' answers make. A lookup that warned
 (a price that is not per token) is not kept, so it warns again next time.
 
-**Which genai-prices.** The file's name and its ``genai_prices`` field hold a digest of the
-name, size and modification time of every file of the installed ``genai_prices`` package
-(found without importing it) and of this format: a new version, another environment, or an
-edited data file is another file, and nothing of an older one is used. Only genai-prices'
+**Which genai-prices.** The file's ``genai_prices`` field holds the place, and the name, size
+and modification time of every file, of the installed ``genai_prices`` package (found without
+importing it), and this format's number (``genai_prices_identity``); its name, a checksum of
+that. A new version, another environment, or an edited data file is another file, and a file
+that says another identity is not used. Only genai-prices'
 bundled data is ever asked (the command line never sets a custom snapshot); a library caller
 that sets one must not give a book ``kept`` lookups.
 
-**Safety.** A file that cannot be read, is not JSON of this shape, or is of another digest is
-ignored (and replaced by the next write); each write merges with the file as it is then, under
+**Safety.** A file that cannot be read, is not JSON of this shape, or says another identity is
+ignored (and replaced by the next write); it is read when first needed (``loaded``), not
+when made; each write merges with the file as it is then, under
 an exclusive ``flock`` of a lock file beside it, into a new file moved into place
 (``os.replace``): concurrent commands lose nothing and a reader sees the old or the new file,
 never part of one. Nothing here raises for a cache problem: it only costs the speed.
@@ -30,16 +32,18 @@ never part of one. Nothing here raises for a cache problem: it only costs the sp
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import itertools
 import os
+import zlib
 from bisect import bisect_right
-from decimal import Decimal, InvalidOperation
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-from .price_file import _NAN, SOURCE_GENAI_PRICES, ExactRates, Rates
+if TYPE_CHECKING:  # loaded when a file is read or a table made: not before the logs are read
+    from decimal import Decimal
 
-__all__ = ["KeptLookups", "genai_prices_digest"]
+    from .price_file import ExactRates, Rates
+
+__all__ = ["KeptLookups", "genai_prices_identity"]
 
 #: The shape of the file; a change to it, or to how ``PriceBook`` works a table out of
 #: genai-prices' answers, must change this number.
@@ -48,7 +52,7 @@ FORMAT: Final = 1
 _NS_PER_DAY: Final = 86_400_000_000_000
 
 
-def genai_prices_digest() -> str | None:
+def genai_prices_identity() -> str | None:
     """What identifies the installed genai-prices (see the module docstring), without
     importing it; ``None`` when it is not installed or cannot be read."""
     import importlib.util
@@ -60,7 +64,6 @@ def genai_prices_digest() -> str | None:
     places = list(spec.submodule_search_locations or ()) if spec is not None else []
     if len(places) != 1:
         return None
-    digest = hashlib.sha256(f"sessiontools kept prices {FORMAT}\0".encode())
     try:
         with os.scandir(places[0]) as found:
             files = sorted(
@@ -70,10 +73,9 @@ def genai_prices_digest() -> str | None:
         return None
     if not files:
         return None
-    digest.update(os.fsencode(places[0]) + b"\0")
-    for name, st in files:
-        digest.update(f"{name}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
-    return digest.hexdigest()[:32]
+    parts = [f"format {FORMAT}", os.fsencode(places[0]).hex()]
+    parts.extend(f"{name} {st.st_size} {st.st_mtime_ns}" for name, st in files)
+    return "; ".join(parts)
 
 
 class _Model:
@@ -103,12 +105,28 @@ class KeptLookups:
     """genai-prices' answers kept in ``path`` (see the module docstring). Made by
     ``installed()`` for the command line, or for a given file by a test."""
 
-    def __init__(self, path: str, digest: str) -> None:
+    def __init__(self, path: str, identity: str) -> None:
         self.path = path
-        self.digest = digest
+        self.identity = identity
         self._models: dict[str, _Model] = {}
         self._providers: dict[str, str | None] = {}
-        self.loaded = self._read_into(self._models, self._providers)
+        self._loaded: bool | None = None
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the file held sound answers of this genai-prices (read the first time)."""
+        return self._read_once()
+
+    def _read_once(self) -> bool:
+        """Read the file the first time anything is asked or added: what it holds first,
+        what is added on top."""
+        if self._loaded is None:
+            self._loaded = self._read_into(self._models, self._providers)
+        return self._loaded
+
+    def exists(self) -> bool:
+        """Whether there is a file to read (without reading it: a few microseconds)."""
+        return os.path.isfile(self.path)
 
     @classmethod
     def installed(cls) -> KeptLookups | None:
@@ -120,10 +138,11 @@ class KeptLookups:
         directory = cache_dir("prices")
         if directory is None:
             return None
-        digest = genai_prices_digest()
-        if digest is None:
+        identity = genai_prices_identity()
+        if identity is None:
             return None
-        return cls(os.path.join(directory, f"genai-prices-{digest}.json"), digest)
+        name = f"genai-prices-{zlib.crc32(identity.encode()):08x}.json"
+        return cls(os.path.join(directory, name), identity)
 
     def answer(
         self, provider: str, model: str, time_unix_nano: int
@@ -131,6 +150,7 @@ class KeptLookups:
         """What ``PriceBook._lookup`` would work out at this time: the table (priced as, tiers)
         or ``None`` (unpriced), the time-of-day cuts, the days the prices change on. ``None``
         when it is not kept."""
+        self._read_once()
         kept = self._models.get(_key(provider, model))
         if kept is None:
             return None
@@ -142,6 +162,7 @@ class KeptLookups:
     def provider(self, model: str) -> tuple[str | None] | None:
         """The provider genai-prices matched to ``model`` (in a 1-tuple: ``(None,)`` when it
         did not know the model id), or ``None`` when it is not kept."""
+        self._read_once()
         if model in self._providers:
             return (self._providers[model],)
         return None
@@ -159,6 +180,7 @@ class KeptLookups:
         """Keep what genai-prices answered at this time (as ``answer`` gives it) and, asked
         without a provider, the provider it matched (``matched``, as ``provider`` gives it);
         and write."""
+        self._read_once()
         key = _key(provider, model)
         kept = self._models.get(key)
         if kept is None or kept.cuts != cuts or kept.changes != changes:
@@ -170,6 +192,7 @@ class KeptLookups:
 
     def add_provider(self, model: str, provider: str | None) -> None:
         """Keep the provider genai-prices matched to ``model`` (``None``: none), and write."""
+        self._read_once()
         self._providers[model] = provider
         self._write()
 
@@ -201,7 +224,7 @@ class KeptLookups:
             data = orjson.dumps(
                 {
                     "format": FORMAT,
-                    "genai_prices": self.digest,
+                    "genai_prices": self.identity,
                     "models": {key: _dump_model(kept) for key, kept in models.items()},
                     "providers": providers,
                 },
@@ -222,8 +245,10 @@ class KeptLookups:
                 os.close(lock)  # and the lock with it
 
     def _read_into(self, models: dict[str, _Model], providers: dict[str, str | None]) -> bool:
-        """Fill ``models`` and ``providers`` from the file: whether it was of this digest and
-        sound (else they are left empty)."""
+        """Fill ``models`` and ``providers`` from the file: whether it was of this identity
+        and sound (else they are left empty)."""
+        from decimal import InvalidOperation
+
         import orjson
 
         try:
@@ -232,7 +257,7 @@ class KeptLookups:
         except (OSError, ValueError):  # orjson.JSONDecodeError is a ValueError
             return False
         try:
-            if data["format"] != FORMAT or data["genai_prices"] != self.digest:
+            if data["format"] != FORMAT or data["genai_prices"] != self.identity:
                 return False
             read_models = {
                 _checked_key(key): _load_model(value) for key, value in data["models"].items()
@@ -322,6 +347,10 @@ def _load_model(value: Any) -> _Model:
 
 
 def _load_rates(tier: Any) -> Rates:
+    from decimal import Decimal
+
+    from .price_file import ExactRates
+
     start, input, output, cache_read, cache_write, request = tier
     if not isinstance(start, int) or isinstance(start, bool) or start < 0:
         raise ValueError(start)
@@ -336,6 +365,8 @@ def _load_rates(tier: Any) -> Rates:
 
 
 def _decimal(value: Any, may_be_none: bool) -> Decimal | None:
+    from decimal import Decimal
+
     if value is None and may_be_none:
         return None
     number = Decimal(_string(value))
@@ -347,6 +378,7 @@ def _decimal(value: Any, may_be_none: bool) -> Decimal | None:
 def genai_rates(exact: ExactRates, tier_start: int) -> Rates:
     """The ``Rates`` of genai-prices' exact rates of a tier (``PriceBook``'s ``_probe`` and a
     kept table alike): each float made from its ``Decimal`` once, NaN when not known."""
+    from .price_file import _NAN, SOURCE_GENAI_PRICES, Rates
 
     def inexact(value: Decimal | None) -> float:
         return _NAN if value is None else float(value)

@@ -25,12 +25,12 @@ from sessiontools import PriceBook, SessionToolsWarning, Usage
 from sessiontools._cachedir import cache_dir
 from sessiontools._cost import kept as kept_module
 from sessiontools._cost import price_book
-from sessiontools._cost.kept import KeptLookups, genai_prices_digest
+from sessiontools._cost.kept import KeptLookups, genai_prices_identity
 from tests.cost.test_prices import MODELS, usages
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-DIGEST = genai_prices_digest()
-assert DIGEST is not None  # genai-prices is a dependency
+IDENTITY = genai_prices_identity()
+assert IDENTITY is not None  # genai-prices is a dependency
 
 
 def ns(when: datetime) -> int:
@@ -54,8 +54,8 @@ QUESTIONS = [
 
 
 def kept_at(path: Path) -> KeptLookups:
-    assert DIGEST is not None
-    return KeptLookups(str(path), DIGEST)
+    assert IDENTITY is not None
+    return KeptLookups(str(path), IDENTITY)
 
 
 def answers(book: PriceBook) -> list[Any]:
@@ -133,7 +133,7 @@ def test_the_file_holds_exact_rates(tmp_path: Path) -> None:
     table = book.table("anthropic", "claude-sonnet-4-5", t)
     assert table is not None
     data = json.loads(file.read_text())
-    assert data["format"] == kept_module.FORMAT and data["genai_prices"] == DIGEST
+    assert data["format"] == kept_module.FORMAT and data["genai_prices"] == IDENTITY
     kept = data["models"]["anthropic\0claude-sonnet-4-5"]
     tiers = kept["tables"]["0"]["tiers"]
     assert [tier[0] for tier in tiers] == [0, 200_000]
@@ -182,9 +182,9 @@ DAMAGED = [
 
 @pytest.mark.parametrize("content", DAMAGED)
 def test_a_damaged_or_foreign_file_is_ignored_and_replaced(tmp_path: Path, content: bytes) -> None:
-    assert DIGEST is not None
+    assert IDENTITY is not None
     file = tmp_path / "kept.json"
-    file.write_bytes(content.replace(b"%s", DIGEST.encode()))
+    file.write_bytes(content.replace(b"%s", IDENTITY.encode()))
     kept = kept_at(file)
     assert not kept.loaded
     book = PriceBook(kept=kept)
@@ -251,7 +251,7 @@ for model in models:
 
 
 def test_concurrent_writers_lose_nothing(tmp_path: Path) -> None:
-    assert DIGEST is not None
+    assert IDENTITY is not None
     file = tmp_path / "kept.json"
     groups = [
         ["gpt-5", "o3", "gpt-4o"],
@@ -260,7 +260,7 @@ def test_concurrent_writers_lose_nothing(tmp_path: Path) -> None:
         ["gpt-5-mini", "gpt-5-nano", "gpt-4.1"],
     ]
     children = [
-        subprocess.Popen([sys.executable, "-c", WRITER, str(file), DIGEST, *models])
+        subprocess.Popen([sys.executable, "-c", WRITER, str(file), IDENTITY, *models])
         for models in groups
     ]
     assert [child.wait(timeout=120) for child in children] == [0] * len(groups)
@@ -279,23 +279,23 @@ def test_the_digest_follows_the_installed_files(
     (package / "data.py").write_text("providers = []\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delitem(sys.modules, "genai_prices")  # find_spec would give the loaded one's
-    first = genai_prices_digest()
-    assert first is not None and first != DIGEST
-    assert genai_prices_digest() == first
+    first = genai_prices_identity()
+    assert first is not None and first != IDENTITY
+    assert genai_prices_identity() == first
     os.utime(package / "data.py", ns=(1, 1))  # another install, or an edit
-    assert genai_prices_digest() not in (first, None)
+    assert genai_prices_identity() not in (first, None)
     (package / "data.py").write_text("providers = [] \n")
-    assert genai_prices_digest() not in (first, None)
-    now = genai_prices_digest()
+    assert genai_prices_identity() not in (first, None)
+    now = genai_prices_identity()
     monkeypatch.setattr(kept_module, "FORMAT", kept_module.FORMAT + 1)  # another file shape
-    assert genai_prices_digest() not in (now, None)
+    assert genai_prices_identity() not in (now, None)
 
 
 def test_no_genai_prices_no_digest(monkeypatch: pytest.MonkeyPatch) -> None:
     import importlib.util
 
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
-    assert genai_prices_digest() is None
+    assert genai_prices_identity() is None
 
 
 # -- the cache directory -----------------------------------------------------------------------
@@ -339,3 +339,17 @@ def test_cache_dir_refuses_what_it_cannot_trust(
 def test_installed_is_none_when_the_cache_is_off(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SESSIONTOOLS_NO_CACHE", "1")
     assert KeptLookups.installed() is None
+
+
+def test_the_file_is_read_when_first_needed(tmp_path: Path) -> None:
+    """Made before the logs are read (``sessiontools report`` decides its cut with
+    ``exists``), read only when a price is asked: nothing of it costs before then."""
+    file = tmp_path / "kept.json"
+    t = ns(datetime(2026, 5, 1, tzinfo=UTC))
+    early = kept_at(file)
+    assert not early.exists()
+    PriceBook(kept=kept_at(file)).table("openai", "gpt-5", t)  # another run keeps it
+    assert early.exists()
+    book = PriceBook(kept=early)
+    assert book.table("openai", "gpt-5", t) == PriceBook().table("openai", "gpt-5", t)
+    assert book.lookups == 0 and early.loaded
