@@ -560,8 +560,6 @@ class LogReader:
         readline = self._file.readline
         first = offset == 0  # the log's first line is still to come
         prev = self._prev
-        # the start of the line before, up to its seq and beyond: most lines differ there
-        head = prev[0][:24] if prev is not None else b""
         # orjson takes the line with its "\n" (and any "\r"): they are JSON whitespace. A blank
         # line fails to parse, and is told apart from a bad one only then. A line without its
         # "\n" (`last`) is the last this read takes, even if more has come since.
@@ -586,19 +584,6 @@ class LogReader:
                         break
                     continue
                 _not_last(name, failed, loose)
-            if prev is not None and raw.startswith(head) and same_line(raw, prev[0]):
-                if not sink.given("repeated entry"):
-                    sink.warn(
-                        LogStructureWarning,
-                        "repeated entry",
-                        line_no,
-                        f" (byte {start}): the entry of line {prev[1]} (seq {prev[2]}) again, "
-                        "byte for byte: a copy, skipped (and any other such copy in this log; "
-                        "reported once)",
-                    )
-                if offset == stop or last:
-                    break
-                continue
             entry = None
             if views:  # typed decoding; a line it does not take is read as below
                 if decode_view is None:
@@ -641,13 +626,29 @@ class LogReader:
                         raise EntryError(name, line_no, start, str(e)) from None
             first = False
             if entry is not None:
+                seq = entry.seq
+                # A copy of the entry before (its line again, byte for byte) is skipped. Its
+                # bytes read as that entry did, so only an entry with the same seq can be one:
+                # told apart once decoded, which costs less than looking at every line before.
+                if prev is not None and seq == prev[2] and same_line(raw, prev[0]):
+                    if not sink.given("repeated entry"):
+                        sink.warn(
+                            LogStructureWarning,
+                            "repeated entry",
+                            line_no,
+                            f" (byte {start}): the entry of line {prev[1]} (seq {prev[2]}) "
+                            "again, byte for byte: a copy, skipped (and any other such copy "
+                            "in this log; reported once)",
+                        )
+                    if offset == stop or last:
+                        break
+                    continue
                 if limits is not None:
                     problem = limits.check(entry)
                     if problem is not None:
                         raise EntryError(name, line_no, start, problem, _LIMIT_HINT)
                 if not exact:
-                    prev = self._prev = (raw, line_no, entry.seq)
-                    head = raw[:24]
+                    prev = self._prev = (raw, line_no, seq)
                 self._offset = offset
                 self._line = line_no
                 self._entry_offset = start

@@ -5,6 +5,7 @@ typed way, not read again."""
 
 from __future__ import annotations
 
+import io
 import json
 import random
 import warnings
@@ -217,6 +218,32 @@ def test_the_reader_loads_msgspec_only_for_a_line(monkeypatch: pytest.MonkeyPatc
     assert not loaded
     assert len(list(ExportReader(SESSIONS / "01_one_run_tool.jsonl"))) > 1
     assert loaded == [True]
+
+
+def test_a_repeated_line_is_skipped_before_the_limits_count_it() -> None:
+    """The export reader tells a copy of the entry before apart once it is decoded (by its
+    seq, then its bytes), and skips it before the export limits see it: a turn whose tokens
+    reach 2^63-1, written twice (the second time with another line end), is read once and
+    counted once, with one warning."""
+    big = 2**63 - 1
+    turn = line(2, "message", assistant(text="a", u={"input_tokens": big}))
+    data = (
+        line(0, "run_started", {"prompt": "p"})
+        + line(1, "message", user("p"))
+        + turn
+        + turn.replace(b"\n", b"\r\n")
+        + turn
+        + line(3, "run_ended", outcome())
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        read = [(e.seq, e.line) for e in ExportReader(io.BytesIO(data), name="s.jsonl")]
+    assert read == [(0, 1), (1, 2), (2, 3), (3, 6)]
+    assert [str(w.message) for w in caught] == [
+        f"s.jsonl: line 4 (byte {data.index(turn) + len(turn)}): the entry of line 3 (seq 2) "
+        "again, byte for byte: a copy, skipped (and any other such copy in this log; reported "
+        "once)"
+    ]
 
 
 def test_an_exact_export_reader_is_refused() -> None:
