@@ -197,6 +197,7 @@ def cost(
                 tz=tz,
                 progress=step,
             )
+        book.keep()  # genai-prices' answers, for the next command
         _write(report, len(logs), fmt, out)
     except _Failure as e:
         _say(f"sessiontools cost: error: {e}")

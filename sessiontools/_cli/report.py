@@ -124,6 +124,7 @@ def report(
             from .._html.render import render_report_html, render_report_pages
 
             data = collect_report(reads, prices=book, skip_damaged=True, progress=step)
+            book.keep()  # genai-prices' answers, for the next command
         for skipped in data.skipped:
             _say(f"sessiontools report: error: {skipped.problem}; skipped")
         if as_pages:

@@ -22,11 +22,15 @@ bundled data is ever asked (the command line never sets a custom snapshot); a li
 that sets one must not give a book ``kept`` lookups.
 
 **Safety.** A file that cannot be read, is not JSON of this shape, or says another identity is
-ignored (and replaced by the next write); it is read when first needed (``loaded``), not
-when made; each write merges with the file as it is then, under
-an exclusive ``flock`` of a lock file beside it, into a new file moved into place
-(``os.replace``): concurrent commands lose nothing and a reader sees the old or the new file,
-never part of one. Nothing here raises for a cache problem: it only costs the speed.
+ignored (and replaced by the next save); so is anything but a regular file (a FIFO is never
+waited on). It is read when first needed (``loaded``), not when made. What a command learns
+is written once (``save``, after its prices are known), merged with the file as it is then,
+under an exclusive ``flock`` of a lock file beside it (waited on for at most
+``LOCK_SECONDS``), into a new file moved into place (``os.replace``): concurrent commands lose
+nothing and a reader sees the old or the new file, never part of one; a temporary file a
+killed command left is removed an hour later. Past ``MAX_MODELS`` the file starts afresh.
+Nothing here raises for a cache problem: it only costs the speed. The directory is one that
+no other user can change (``sessiontools._cachedir``).
 """
 
 from __future__ import annotations
@@ -34,6 +38,8 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import stat
+import time
 import zlib
 from bisect import bisect_right
 from typing import TYPE_CHECKING, Any, Final
@@ -50,6 +56,14 @@ __all__ = ["KeptLookups", "genai_prices_identity"]
 FORMAT: Final = 1
 
 _NS_PER_DAY: Final = 86_400_000_000_000
+
+#: At most this many (provider, model) are kept, and as many providers: past it, a command's
+#: save starts the file afresh with what it added (a file of fine-tuned ids would else grow
+#: for ever).
+MAX_MODELS: Final = 4096
+
+#: How long a save waits for another command's (``flock``) before it gives up.
+LOCK_SECONDS: Final = 1.0
 
 
 def genai_prices_identity() -> str | None:
@@ -111,6 +125,8 @@ class KeptLookups:
         self._models: dict[str, _Model] = {}
         self._providers: dict[str, str | None] = {}
         self._loaded: bool | None = None
+        self._added: set[str] = set()  # the models' keys added since the last save
+        self._added_providers: set[str] = set()
 
     @property
     def loaded(self) -> bool:
@@ -178,49 +194,69 @@ class KeptLookups:
         matched: tuple[str | None] | None = None,
     ) -> None:
         """Keep what genai-prices answered at this time (as ``answer`` gives it) and, asked
-        without a provider, the provider it matched (``matched``, as ``provider`` gives it);
-        and write."""
+        without a provider, the provider it matched (``matched``, as ``provider`` gives it),
+        until ``save``."""
         self._read_once()
         key = _key(provider, model)
         kept = self._models.get(key)
         if kept is None or kept.cuts != cuts or kept.changes != changes:
             kept = self._models[key] = _Model(changes, cuts, {})
         kept.tables[kept.place(time_unix_nano)] = table
+        self._added.add(key)
         if matched is not None:
-            self._providers[model] = matched[0]
-        self._write()
+            self.add_provider(model, matched[0])
 
     def add_provider(self, model: str, provider: str | None) -> None:
-        """Keep the provider genai-prices matched to ``model`` (``None``: none), and write."""
+        """Keep the provider genai-prices matched to ``model`` (``None``: none), until
+        ``save``."""
         self._read_once()
         self._providers[model] = provider
-        self._write()
+        self._added_providers.add(model)
+
+    def save(self) -> None:
+        """Write what was added since the last ``save`` (nothing when nothing was): merged
+        with the file as it is now, put in its place (module docstring). Gives up quietly on
+        any error of the file system, or when another command holds the file's lock for
+        more than ``LOCK_SECONDS``. Once per command, when its prices are known: a write a
+        look-up would cost as much as the file is long, for each new model."""
+        if not self._added and not self._added_providers:
+            return
+        with contextlib.suppress(OSError):
+            self._write()
+        self._added.clear()
+        self._added_providers.clear()
 
     def _write(self) -> None:
-        """Merge what is kept here with the file as it is now and put the result in its place
-        (module docstring); give up quietly on any error of the file system."""
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - not POSIX
-            fcntl = None  # type: ignore[assignment]
+        """``save``'s work; raises ``OSError``."""
         import orjson
 
+        from .._cachedir import sweep
+
         temp = f"{self.path}.{os.getpid()}.tmp"
-        lock = -1
+        lock = os.open(
+            self.path + ".lock",
+            os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW,
+            0o600,
+        )
         try:
-            lock = os.open(self.path + ".lock", os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
-            if fcntl is not None:
-                fcntl.flock(lock, fcntl.LOCK_EX)
+            if not _regular(lock) or not _locked(lock):
+                return
             models: dict[str, _Model] = {}
             providers: dict[str, str | None] = {}
             self._read_into(models, providers)
-            for key, kept in self._models.items():
+            if len(models) + len(self._added) > MAX_MODELS:
+                models.clear()  # start afresh with this command's
+            if len(providers) + len(self._added_providers) > MAX_MODELS:
+                providers.clear()
+            for key in self._added:
+                kept = self._models[key]
                 there = models.get(key)
                 if there is None or there.cuts != kept.cuts or there.changes != kept.changes:
                     models[key] = kept
                 else:
                     there.tables.update(kept.tables)
-            providers.update(self._providers)
+            for model in self._added_providers:
+                providers[model] = self._providers[model]
             data = orjson.dumps(
                 {
                     "format": FORMAT,
@@ -230,19 +266,20 @@ class KeptLookups:
                 },
                 option=orjson.OPT_SORT_KEYS,
             )
-            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+            flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC | os.O_NOFOLLOW
+            fd = os.open(temp, flags | os.O_NONBLOCK, 0o600)
             try:
                 with os.fdopen(fd, "wb") as f:
+                    if not _regular(fd):
+                        return
                     f.write(data)
                 os.replace(temp, self.path)
             except BaseException:
                 _remove(temp)
                 raise
-        except OSError:
-            pass
+            sweep(os.path.dirname(self.path), os.path.basename(self.path))
         finally:
-            if lock != -1:
-                os.close(lock)  # and the lock with it
+            os.close(lock)  # and the lock with it
 
     def _read_into(self, models: dict[str, _Model], providers: dict[str, str | None]) -> bool:
         """Fill ``models`` and ``providers`` from the file: whether it was of this identity
@@ -252,7 +289,10 @@ class KeptLookups:
         import orjson
 
         try:
-            with open(self.path, "rb") as f:
+            fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+            with os.fdopen(fd, "rb") as f:
+                if not _regular(fd):  # a FIFO, a device: never waited on
+                    return False
                 data = orjson.loads(f.read())
         except (OSError, ValueError):  # orjson.JSONDecodeError is a ValueError
             return False
@@ -393,6 +433,27 @@ def genai_rates(exact: ExactRates, tier_start: int) -> Rates:
         request=float(exact.request),
         exact=exact,
     )
+
+
+def _regular(fd: int) -> bool:
+    return stat.S_ISREG(os.fstat(fd).st_mode)
+
+
+def _locked(fd: int) -> bool:
+    """Take the exclusive ``flock`` on ``fd``, waiting at most ``LOCK_SECONDS``."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: no lock
+        return True
+    deadline = time.monotonic() + LOCK_SECONDS
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.005)
 
 
 def _remove(path: str) -> None:

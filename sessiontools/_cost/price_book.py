@@ -319,6 +319,13 @@ class PriceBook:
         self._kept = kept if genai_prices else None
         self.lookups = 0
 
+    def keep(self) -> None:
+        """Write what genai-prices answered this book to its ``kept`` answers, for the next
+        command (``KeptLookups.save``: once, when the prices are known); nothing without
+        them. Never raises for the cache."""
+        if self._kept is not None:
+            self._kept.save()
+
     def sources(self) -> tuple[dict[str, Prices], bool]:
         """What this book prices from, to make the same book elsewhere (a Dask worker:
         ``PriceBook(prices or None, genai_prices=genai_prices)``): the prices the file or

@@ -31,7 +31,9 @@ import datetime as dt
 import functools
 import hashlib
 import math
+import os
 import re
+import stat
 import types
 import zlib
 from collections.abc import Callable, Sequence
@@ -208,21 +210,33 @@ def load_templates(*, keep: bool = False) -> None:
 
 class _KeptTemplates(jinja2.FileSystemBytecodeCache):
     """Jinja2's ``FileSystemBytecodeCache`` for a cache that may be damaged or unwritable:
-    a compiled template that cannot be read (cut short, garbage) is compiled again, and one
-    that cannot be written is not kept, where Jinja2 would raise."""
+    a compiled template that cannot be read (cut short, garbage, not a regular file: a FIFO
+    is never waited on) is compiled again, and one that cannot be written is not kept, where
+    Jinja2 would raise or wait."""
 
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         try:
-            super().load_bytecode(bucket)
-        except Exception:  # pickle and marshal raise many kinds on damaged data
-            bucket.reset()
+            fd = os.open(
+                self._get_cache_filename(bucket), os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
+            )
+        except OSError:
+            return
+        with os.fdopen(fd, "rb") as f:
+            try:
+                if stat.S_ISREG(os.fstat(fd).st_mode):
+                    bucket.load_bytecode(f)
+            except Exception:  # pickle and marshal raise many kinds on damaged data
+                bucket.reset()
         code: object = bucket.code  # what marshal made of the file: maybe not code
         if code is not None and not isinstance(code, types.CodeType):
             bucket.reset()
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        from .._cachedir import sweep
+
         with contextlib.suppress(OSError):
             super().dump_bytecode(bucket)
+            sweep(self.directory, "__jinja2_")  # what a killed command left
 
 
 def _templates_kept(env: jinja2.Environment) -> str | None:

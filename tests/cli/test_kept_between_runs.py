@@ -125,3 +125,17 @@ def test_an_unusable_cache_directory_costs_only_speed(tmp_path: Path) -> None:
     assert got.returncode == 0
     assert got.stdout == want.stdout
     assert not [line for line in got.stderr.splitlines() if not line.startswith(b"import time")]
+
+
+def test_a_fifo_in_place_of_a_kept_file_is_never_waited_on(fresh_cache_dir: Path) -> None:
+    """A FIFO where a compiled template or the prices are kept (the trial's: the command
+    hung until killed): the command goes on as with nothing kept."""
+    first = run("report", *LOGS, "--out", "-")
+    (templates,) = fresh_cache_dir.glob("templates-*")
+    (prices,) = (fresh_cache_dir / "prices").glob("genai-prices-*.json")
+    for path in [*templates.iterdir(), prices]:
+        path.unlink()
+        os.mkfifo(path)
+    got = run("report", *LOGS, "--out", "-")  # run's timeout: 120 s
+    assert got.returncode == 0
+    assert got.stdout == first.stdout

@@ -73,6 +73,8 @@ def test_a_kept_book_answers_as_genai_prices_without_asking_it(tmp_path: Path) -
     writer = PriceBook(kept=kept_at(file))
     assert answers(writer) == want
     assert writer.lookups > 0
+    assert not file.exists()  # written once, when the command's prices are known
+    writer.keep()
     assert file.exists()
     reader = PriceBook(kept=kept_at(file))
     assert reader._kept is not None and reader._kept.loaded
@@ -115,6 +117,7 @@ def test_kept_costs_are_genai_prices_costs(
     first = PriceBook(kept=kept_at(file))
     for when in times[:-1]:
         first.cost_usd(provider, model_id, ns(when), usage)
+    first.keep()
     again = PriceBook(kept=kept_at(file))
     for when in times:
         want = fresh.cost_usd(provider, model_id, ns(when), usage)
@@ -132,6 +135,7 @@ def test_the_file_holds_exact_rates(tmp_path: Path) -> None:
     t = ns(datetime(2026, 5, 1, tzinfo=UTC))
     table = book.table("anthropic", "claude-sonnet-4-5", t)
     assert table is not None
+    book.keep()
     data = json.loads(file.read_text())
     assert data["format"] == kept_module.FORMAT and data["genai_prices"] == IDENTITY
     kept = data["models"]["anthropic\0claude-sonnet-4-5"]
@@ -191,7 +195,8 @@ def test_a_damaged_or_foreign_file_is_ignored_and_replaced(tmp_path: Path, conte
     t = ns(datetime(2026, 5, 1, tzinfo=UTC))
     assert book.table("openai", "gpt-5", t) == PriceBook().table("openai", "gpt-5", t)
     assert book.lookups == 1
-    again = kept_at(file)  # the lookup wrote a sound file in its place
+    book.keep()
+    again = kept_at(file)  # a sound file in its place
     assert again.loaded
     assert PriceBook(kept=again).table("openai", "gpt-5", t) == PriceBook().table(
         "openai", "gpt-5", t
@@ -205,6 +210,7 @@ def test_an_unwritable_place_costs_only_speed(tmp_path: Path) -> None:
     t = ns(datetime(2026, 5, 1, tzinfo=UTC))
     assert book.table("openai", "gpt-5", t) == PriceBook().table("openai", "gpt-5", t)
     assert book.provider("claude-haiku-4-5", t) == "anthropic"
+    book.keep()
     assert list(tmp_path.iterdir()) == [blocker]
 
 
@@ -212,10 +218,11 @@ def test_a_lookup_that_warned_is_not_kept(tmp_path: Path, monkeypatch: pytest.Mo
     file = tmp_path / "kept.json"
     t = ns(datetime(2026, 5, 1, tzinfo=UTC))
     monkeypatch.setattr(price_book, "_probe", lambda *args: None)  # "not a price per token"
-    with pytest.warns(SessionToolsWarning, match="not a price per token"):
-        assert PriceBook(kept=kept_at(file)).table("openai", "gpt-5", t) is None
-    with pytest.warns(SessionToolsWarning, match="not a price per token"):
-        assert PriceBook(kept=kept_at(file)).table("openai", "gpt-5", t) is None
+    for _ in range(2):
+        book = PriceBook(kept=kept_at(file))
+        with pytest.warns(SessionToolsWarning, match="not a price per token"):
+            assert book.table("openai", "gpt-5", t) is None
+        book.keep()
     monkeypatch.undo()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -227,7 +234,9 @@ def test_a_price_file_still_wins_over_kept_answers(tmp_path: Path) -> None:
 
     file = tmp_path / "kept.json"
     t = ns(datetime(2026, 5, 1, tzinfo=UTC))
-    PriceBook(kept=kept_at(file)).table("openai", "gpt-5", t)
+    first = PriceBook(kept=kept_at(file))
+    first.table("openai", "gpt-5", t)
+    first.keep()
     mine = Prices(input=1.0, output=2.0, cache_read=None, cache_write=None)
     book = PriceBook({"gpt-5": mine}, kept=kept_at(file))
     table = book.table("openai", "gpt-5", t)
@@ -247,6 +256,7 @@ t = (datetime(2026, 5, 1, tzinfo=UTC) - epoch) // timedelta(microseconds=1) * 10
 book = PriceBook(kept=KeptLookups(path, digest))
 for model in models:
     book.table("", model, t)
+book.keep()
 """
 
 
@@ -348,8 +358,175 @@ def test_the_file_is_read_when_first_needed(tmp_path: Path) -> None:
     t = ns(datetime(2026, 5, 1, tzinfo=UTC))
     early = kept_at(file)
     assert not early.exists()
-    PriceBook(kept=kept_at(file)).table("openai", "gpt-5", t)  # another run keeps it
+    other = PriceBook(kept=kept_at(file))  # another command keeps it
+    other.table("openai", "gpt-5", t)
+    other.keep()
     assert early.exists()
     book = PriceBook(kept=early)
     assert book.table("openai", "gpt-5", t) == PriceBook().table("openai", "gpt-5", t)
     assert book.lookups == 0 and early.loaded
+
+
+# -- what a new user's trial found (session 9) -------------------------------------------------
+
+
+def test_a_umask_that_lets_the_group_write_still_makes_a_private_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SESSIONTOOLS_CACHE_DIR", str(tmp_path / "new" / "cache"))
+    old = os.umask(0o002)
+    try:
+        got = cache_dir("prices")
+    finally:
+        os.umask(old)
+    assert got == str(tmp_path / "new" / "cache" / "prices")
+    for made in (tmp_path / "new" / "cache", tmp_path / "new" / "cache" / "prices"):
+        assert stat.S_IMODE(made.stat().st_mode) == 0o700
+
+
+def test_an_untrusted_cache_directory_is_left_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    monkeypatch.setenv("SESSIONTOOLS_CACHE_DIR", str(shared))
+    assert cache_dir("prices") is None
+    assert list(shared.iterdir()) == []  # nothing made inside it
+    # writable by its group: another group than this user's own is not trusted
+    group = tmp_path / "group"
+    group.mkdir()
+    group.chmod(0o775)
+    monkeypatch.setenv("SESSIONTOOLS_CACHE_DIR", str(group))
+    monkeypatch.setattr(os, "getgid", lambda: group.stat().st_gid + 1)
+    assert cache_dir("prices") is None
+    monkeypatch.undo()
+    monkeypatch.setenv("SESSIONTOOLS_CACHE_DIR", str(group))
+    import grp
+
+    if not grp.getgrgid(group.stat().st_gid).gr_mem:  # this user's own group (its primary)
+        assert cache_dir("prices") == str(group / "prices")
+    # a directory of this user below one that others may write to (and not sticky): another
+    # user could rename it away and put their own in its place
+    open_dir = tmp_path / "open"
+    open_dir.mkdir()
+    open_dir.chmod(0o777)
+    monkeypatch.setenv("SESSIONTOOLS_CACHE_DIR", str(open_dir / "cache"))
+    assert cache_dir("prices") is None
+    # below a sticky one (as /tmp) it is safe: only its owner may rename it
+    sticky = tmp_path / "sticky"
+    sticky.mkdir()
+    sticky.chmod(0o1777)
+    monkeypatch.setenv("SESSIONTOOLS_CACHE_DIR", str(sticky / "cache"))
+    assert cache_dir("prices") == str(sticky / "cache" / "prices")
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="making a file of another user needs root")
+def test_another_users_link_or_directory_on_the_way_is_not_followed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The trial's attack: another user's symbolic link in a sticky directory, pointed at one
+    of this user's directories when checked, and at theirs later. Refused when checked."""
+    sticky = tmp_path / "sticky"
+    sticky.mkdir()
+    sticky.chmod(0o1777)
+    mine = tmp_path / "mine"
+    mine.mkdir(mode=0o700)
+    link = sticky / "evil"
+    link.symlink_to(mine)
+    os.lchown(link, 65534, 65534)
+    monkeypatch.setenv("SESSIONTOOLS_CACHE_DIR", str(link))
+    assert cache_dir("prices") is None
+    theirs = sticky / "theirs"
+    theirs.mkdir(mode=0o777)
+    os.chown(theirs, 65534, 65534)
+    monkeypatch.setenv("SESSIONTOOLS_CACHE_DIR", str(theirs / "cache"))
+    assert cache_dir("prices") is None
+
+
+def test_a_command_writes_its_answers_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A first command of many new models wrote the whole file once per look-up (1,500
+    models: 9.8 s against 1.0 s without the cache): now once, at ``keep``."""
+    file = tmp_path / "kept.json"
+    t = ns(datetime(2026, 5, 1, tzinfo=UTC))
+    writes: list[str] = []
+    replace = os.replace
+    monkeypatch.setattr(os, "replace", lambda a, b: (writes.append(os.fspath(b)), replace(a, b))[1])
+    book = PriceBook(kept=kept_at(file))
+    for index in range(300):
+        book.table("", f"ft:my-model-{index}", t)
+        book.provider(f"ft:other-{index}", t)
+    assert writes == []
+    book.keep()
+    assert writes == [str(file)]
+    book.keep()  # nothing new: nothing written
+    assert writes == [str(file)]
+    data = json.loads(file.read_text())
+    assert len(data["models"]) == 300 and len(data["providers"]) == 600
+
+
+def test_the_file_starts_afresh_past_its_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(kept_module, "MAX_MODELS", 10)
+    file = tmp_path / "kept.json"
+    t = ns(datetime(2026, 5, 1, tzinfo=UTC))
+    for group in range(3):
+        book = PriceBook(kept=kept_at(file))
+        for index in range(4):
+            book.table("openai", f"ft:{group}-{index}", t)
+        book.keep()
+    data = json.loads(file.read_text())
+    assert sorted(data["models"]) == [f"openai\0ft:2-{index}" for index in range(4)]
+
+
+def test_a_lock_held_elsewhere_is_waited_on_briefly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import fcntl
+    import time
+
+    monkeypatch.setattr(kept_module, "LOCK_SECONDS", 0.2)
+    file = tmp_path / "kept.json"
+    t = ns(datetime(2026, 5, 1, tzinfo=UTC))
+    with open(f"{file}.lock", "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        book = PriceBook(kept=kept_at(file))
+        book.table("openai", "gpt-5", t)
+        start = time.monotonic()
+        book.keep()
+        assert time.monotonic() - start < 2
+        assert not file.exists()  # given up: the next command keeps it
+    book = PriceBook(kept=kept_at(file))
+    book.table("openai", "gpt-5", t)
+    book.keep()
+    assert file.exists()
+
+
+def test_a_fifo_in_the_cache_is_never_waited_on(tmp_path: Path) -> None:
+    file = tmp_path / "kept.json"
+    t = ns(datetime(2026, 5, 1, tzinfo=UTC))
+    os.mkfifo(file)
+    os.mkfifo(f"{file}.lock")
+    kept = kept_at(file)
+    assert not kept.loaded
+    book = PriceBook(kept=kept)
+    assert book.table("openai", "gpt-5", t) == PriceBook().table("openai", "gpt-5", t)
+    book.keep()  # the lock cannot be opened: nothing written, nothing raised
+    os.remove(f"{file}.lock")
+    book = PriceBook(kept=kept_at(file))
+    book.table("openai", "gpt-5", t)
+    book.keep()  # the FIFO is replaced by the file
+    assert kept_at(file).loaded
+
+
+def test_what_a_killed_command_left_is_removed_later(tmp_path: Path) -> None:
+    file = tmp_path / "kept.json"
+    stale, fresh = tmp_path / "kept.json.99999.tmp", tmp_path / "kept.json.99998.tmp"
+    stale.write_text("{")
+    fresh.write_text("{")
+    os.utime(stale, (1, 1))
+    book = PriceBook(kept=kept_at(file))
+    book.table("openai", "gpt-5", ns(datetime(2026, 5, 1, tzinfo=UTC)))
+    book.keep()
+    assert not stale.exists() and fresh.exists()
