@@ -9,11 +9,16 @@ hands it the work with Ctrl-C and SIGTERM held while the workers are forked. A w
 signal handler of its parent (such as the command's) and ignores Ctrl-C and SIGTERM, which can
 reach the whole process group: the parent stops the pool in order, once the work being done is
 done (a worker killed while it sends its result back would leave the pool waiting forever).
+On Linux a worker ends with the process that started it (``PR_SET_PDEATHSIG``): a parent
+killed outright (``kill -9``, the out-of-memory killer) left its workers waiting forever on
+the pool's pipe, which they hold open themselves.
 """
 
 from __future__ import annotations
 
+import os
 import signal
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -32,12 +37,22 @@ MAX_WORKERS = 8
 
 _STOP = {signal.SIGINT, signal.SIGTERM}
 
+#: Linux's ``prctl`` (by ctypes, loaded with the pool), else ``None``.
+_prctl: Any = None
+_PR_SET_PDEATHSIG = 1
 
-def _worker_signals() -> None:
-    """In each worker, first: its parent's signal handlers gone, Ctrl-C and SIGTERM ignored."""
+
+def _worker_signals(parent: int) -> None:
+    """In each worker, first: its parent's signal handlers gone, Ctrl-C and SIGTERM ignored;
+    on Linux, SIGKILL when ``parent`` (the process that started the pool) ends, and an end at
+    once if it ended already."""
     default_signals()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if _prctl is not None:
+        _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:  # it ended before the line above: no signal will come
+            os._exit(1)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP)  # blocked while it was forked
 
 
@@ -47,10 +62,18 @@ def worker_pool(workers: int) -> concurrent.futures.ProcessPoolExecutor:
     import concurrent.futures
     import multiprocessing
 
+    global _prctl
+    if _prctl is None and sys.platform == "linux":
+        import ctypes
+
+        _prctl = ctypes.CDLL(None, use_errno=True).prctl  # here: each worker has it forked
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
     return concurrent.futures.ProcessPoolExecutor(
-        max_workers=workers, mp_context=context, initializer=_worker_signals
+        max_workers=workers,
+        mp_context=context,
+        initializer=_worker_signals,
+        initargs=(os.getpid(),),
     )
 
 
