@@ -53,12 +53,8 @@ def cache_dir(part: str) -> str | None:
                 return None
             root = os.path.join(home, ".cache", "sessiontools")
     try:
-        root = os.path.abspath(root)
-        _make_parents(os.path.dirname(root))
-        real = _made_private(root)
-        if real is None or not _safe_way(root, real):
-            return None
-        return _made_private(os.path.join(real, part))
+        real = _trusted_dir(os.path.abspath(root))
+        return None if real is None else _trusted_dir(os.path.join(real, part))
     except (OSError, ValueError):  # ValueError: a NUL byte in the variable
         return None
 
@@ -75,20 +71,54 @@ def sweep(directory: str, prefix: str) -> None:
                         os.remove(entry.path)
 
 
-def _make_parents(path: str) -> None:
-    """``os.makedirs(path)``, each directory it makes with mode 0700 whatever the umask."""
-    if os.path.isdir(path):
-        return
-    _make_parents(os.path.dirname(path))
-    with contextlib.suppress(FileExistsError):
+def _trusted_dir(path: str) -> str | None:
+    """The real path of ``path``, a directory of this user that only this user may write to
+    and that no other user can change from now on (module docstring); ``None`` else. What of
+    it is missing is made (each directory with mode 0700), and only once the way to it is
+    checked: nothing is made where another user could change it."""
+    existing, missing = path, []
+    while not os.path.lexists(existing):
+        above = os.path.dirname(existing)
+        if above == existing:
+            return None
+        missing.append(os.path.basename(existing))
+        existing = above
+    real = os.path.realpath(existing)
+    if not _safe_way(existing, real):
+        return None
+    if missing:
+        st = os.stat(real)
+        if st.st_uid not in (os.getuid(), 0) or (
+            _others_may_write(st) and not st.st_mode & stat.S_ISVTX
+        ):
+            return None  # another user could swap what would be made in it
+        for name in reversed(missing):
+            real = os.path.join(real, name)
+            _make_private(real)
+    st = os.stat(real)
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or _others_may_write(st):
+        return None
+    return real
+
+
+def _make_private(path: str) -> None:
+    """Make the directory ``path`` with mode 0700 whatever the umask (its mode set through a
+    descriptor that follows no link)."""
+    with contextlib.suppress(FileExistsError):  # made meanwhile: checked by the caller
         os.mkdir(path, 0o700)
-        os.chmod(path, 0o700)
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        if os.fstat(fd).st_uid == os.getuid():
+            os.fchmod(fd, 0o700)
+    finally:
+        os.close(fd)
 
 
 def _others_may_write(st: os.stat_result) -> bool:
     """Whether a user but this one (or root) may write to the directory: its mode lets
     others write, or its group, unless that group is this user's own (the user private group
-    of Debian's umask 002: this user's primary group, with no other member named)."""
+    of Debian's umask 002: this user's primary group, with no other member named, and no
+    other user's primary group)."""
     if st.st_mode & stat.S_IWOTH:
         return True
     if not st.st_mode & stat.S_IWGRP:
@@ -96,31 +126,17 @@ def _others_may_write(st: os.stat_result) -> bool:
     if st.st_gid != os.getgid():
         return True
     import grp
-
-    try:
-        members = grp.getgrgid(st.st_gid).gr_mem
-    except KeyError:
-        return True
     import pwd
 
     try:
         me = pwd.getpwuid(os.getuid()).pw_name
+        members = grp.getgrgid(st.st_gid).gr_mem
     except KeyError:
         return True
-    return any(member != me for member in members)
-
-
-def _made_private(path: str) -> str | None:
-    """``path``, made with mode 0700 if missing, as its real path when it is a directory of
-    this user that no one else may write to; else ``None``."""
-    with contextlib.suppress(FileExistsError):
-        os.mkdir(path, 0o700)
-        os.chmod(path, 0o700)  # mkdir's mode is cut by the umask: 0700 whatever it is
-    real = os.path.realpath(path)
-    st = os.stat(real)
-    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or _others_may_write(st):
-        return None
-    return real
+    # a user private group: no other member named, and no other user's primary group
+    return any(member != me for member in members) or any(
+        user.pw_gid == st.st_gid and user.pw_name != me for user in pwd.getpwall()
+    )
 
 
 def _safe_way(given: str, real: str) -> bool:

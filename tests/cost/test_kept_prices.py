@@ -403,9 +403,19 @@ def test_an_untrusted_cache_directory_is_left_as_it_was(
     monkeypatch.undo()
     monkeypatch.setenv("SESSIONTOOLS_CACHE_DIR", str(group))
     import grp
+    import pwd
 
-    if not grp.getgrgid(group.stat().st_gid).gr_mem:  # this user's own group (its primary)
-        assert cache_dir("prices") == str(group / "prices")
+    gid, me = group.stat().st_gid, pwd.getpwuid(os.getuid()).pw_name
+    private = gid == os.getgid() and not grp.getgrgid(gid).gr_mem
+    if private and not [u for u in pwd.getpwall() if u.pw_gid == gid and u.pw_name != me]:
+        assert cache_dir("prices") == str(group / "prices")  # this user's own group
+        # ... unless another user has it as their primary group (not named as a member)
+        other = pwd.struct_passwd(("someone", "x", 4242, gid, "", "/", "/bin/sh"))
+        everyone = pwd.getpwall()
+        monkeypatch.setattr(pwd, "getpwall", lambda: [*everyone, other])
+        assert cache_dir("prices") is None
+    else:
+        assert cache_dir("prices") is None
     # a directory of this user below one that others may write to (and not sticky): another
     # user could rename it away and put their own in its place
     open_dir = tmp_path / "open"
@@ -413,6 +423,9 @@ def test_an_untrusted_cache_directory_is_left_as_it_was(
     open_dir.chmod(0o777)
     monkeypatch.setenv("SESSIONTOOLS_CACHE_DIR", str(open_dir / "cache"))
     assert cache_dir("prices") is None
+    monkeypatch.setenv("SESSIONTOOLS_CACHE_DIR", str(open_dir / "a" / "b" / "cache"))
+    assert cache_dir("prices") is None
+    assert list(open_dir.iterdir()) == []  # nothing made where another user could swap it
     # below a sticky one (as /tmp) it is safe: only its owner may rename it
     sticky = tmp_path / "sticky"
     sticky.mkdir()
@@ -437,6 +450,9 @@ def test_another_users_link_or_directory_on_the_way_is_not_followed(
     os.lchown(link, 65534, 65534)
     monkeypatch.setenv("SESSIONTOOLS_CACHE_DIR", str(link))
     assert cache_dir("prices") is None
+    monkeypatch.setenv("SESSIONTOOLS_CACHE_DIR", str(link / "sub" / "cache"))
+    assert cache_dir("prices") is None
+    assert list(mine.iterdir()) == []  # nothing made through their link
     theirs = sticky / "theirs"
     theirs.mkdir(mode=0o777)
     os.chown(theirs, 65534, 65534)
@@ -512,12 +528,25 @@ def test_a_fifo_in_the_cache_is_never_waited_on(tmp_path: Path) -> None:
     assert not kept.loaded
     book = PriceBook(kept=kept)
     assert book.table("openai", "gpt-5", t) == PriceBook().table("openai", "gpt-5", t)
-    book.keep()  # the lock cannot be opened: nothing written, nothing raised
-    os.remove(f"{file}.lock")
+    book.keep()  # the FIFOs are replaced by a lock and the file
+    assert kept_at(file).loaded
+    assert stat.S_ISREG(os.stat(f"{file}.lock").st_mode)
+
+
+def test_a_directory_in_place_of_the_file_is_replaced_when_empty(tmp_path: Path) -> None:
+    file = tmp_path / "kept.json"
+    t = ns(datetime(2026, 5, 1, tzinfo=UTC))
+    file.mkdir()
     book = PriceBook(kept=kept_at(file))
     book.table("openai", "gpt-5", t)
-    book.keep()  # the FIFO is replaced by the file
+    book.keep()
     assert kept_at(file).loaded
+    file.unlink()
+    (file / "something").mkdir(parents=True)  # not empty: left alone, nothing kept
+    book = PriceBook(kept=kept_at(file))
+    assert book.table("openai", "gpt-5", t) == PriceBook().table("openai", "gpt-5", t)
+    book.keep()
+    assert (file / "something").is_dir()
 
 
 def test_what_a_killed_command_left_is_removed_later(tmp_path: Path) -> None:
@@ -530,3 +559,19 @@ def test_what_a_killed_command_left_is_removed_later(tmp_path: Path) -> None:
     book.table("openai", "gpt-5", ns(datetime(2026, 5, 1, tzinfo=UTC)))
     book.keep()
     assert not stale.exists() and fresh.exists()
+
+
+def test_a_directory_is_made_private_through_no_link(tmp_path: Path) -> None:
+    """The mode of a directory the cache makes is set through a descriptor that follows no
+    link (the trial's race: a link put in its place between mkdir and chmod made root chmod
+    the link's target)."""
+    from sessiontools._cachedir import _make_private
+
+    victim = tmp_path / "victim"
+    victim.write_text("")
+    victim.chmod(0o644)
+    link = tmp_path / "made"
+    link.symlink_to(victim)
+    with pytest.raises(OSError):
+        _make_private(str(link))
+    assert stat.S_IMODE(victim.stat().st_mode) == 0o644
