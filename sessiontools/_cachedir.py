@@ -31,7 +31,7 @@ import os
 import stat
 import time
 
-__all__ = ["cache_dir", "sweep"]
+__all__ = ["cache_dir", "clear_odd", "sweep"]
 
 #: A temporary file a killed command left (its own name then ``.tmp``) is removed after this.
 STALE_SECONDS = 3600
@@ -71,59 +71,122 @@ def sweep(directory: str, prefix: str) -> None:
                         os.remove(entry.path)
 
 
-def _trusted_dir(path: str) -> str | None:
-    """The real path of ``path``, a directory of this user that only this user may write to
-    and that no other user can change from now on (module docstring); ``None`` else. What of
-    it is missing is made (each directory with mode 0700), and only once the way to it is
-    checked: nothing is made where another user could change it."""
-    existing, missing = path, []
-    while not os.path.lexists(existing):
-        above = os.path.dirname(existing)
-        if above == existing:
-            return None
-        missing.append(os.path.basename(existing))
-        existing = above
-    real = os.path.realpath(existing)
-    if not _safe_way(existing, real):
-        return None
-    if missing:
-        st = os.stat(real)
-        if st.st_uid not in (os.getuid(), 0) or (
-            _others_may_write(st) and not st.st_mode & stat.S_ISVTX
-        ):
-            return None  # another user could swap what would be made in it
-        for name in reversed(missing):
-            real = os.path.join(real, name)
-            _make_private(real)
-    st = os.stat(real)
-    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or _others_may_write(st):
-        return None
-    return real
+#: At most this many symbolic links are followed on the way (the kernel's limit).
+_MAX_LINKS = 40
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-def _make_private(path: str) -> None:
-    """Make the directory ``path`` with mode 0700 whatever the umask (its mode set through a
-    descriptor that follows no link)."""
-    with contextlib.suppress(FileExistsError):  # made meanwhile: checked by the caller
-        os.mkdir(path, 0o700)
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+def clear_odd(path: str) -> None:
+    """Remove what is at ``path`` in the cache when it is not a regular file (a FIFO, a link,
+    an empty directory: a user's or a crash's), so that a regular file can be made there
+    again. Raises ``OSError`` (a directory that is not empty stays)."""
     try:
-        if os.fstat(fd).st_uid == os.getuid():
-            os.fchmod(fd, 0o700)
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if stat.S_ISDIR(st.st_mode):
+        os.rmdir(path)
+    elif not stat.S_ISREG(st.st_mode):
+        os.unlink(path)
+
+
+def _trusted_dir(path: str) -> str | None:
+    """The real path of the absolute ``path``, a directory of this user that only this user
+    may write to and that no other user can change from now on (module docstring); ``None``
+    else. The way is walked one directory at a time through descriptors that follow no link
+    (``dir_fd``): a link is followed only when it is this user's or root's, by reading it, and
+    its target walked the same way; every directory on the way must be this user's or root's
+    and writable by no one else, or sticky with this user's or root's entry; what is missing
+    is made there (mode 0700) only where no one else may write. So what is checked is what
+    is used, and no other user can change it afterwards: the real path returned is safe to
+    use by name."""
+    me = os.getuid()
+    trusted = (me, 0)
+    todo = [name for name in reversed(path.split(os.sep)) if name]
+    real: list[str] = []
+    fd = os.open(os.sep, _DIR_FLAGS)
+    links = 0
+    try:
+        while todo:
+            name = todo.pop()
+            if name == ".":
+                continue
+            if name == "..":  # in a link's target: back up the checked way
+                real = real[:-1]
+                os.close(fd)
+                fd = os.open(os.sep + os.sep.join(real), _DIR_FLAGS)
+                continue
+            here = os.fstat(fd)
+            if here.st_uid not in trusted:
+                return None
+            open_to_others = _others_may_write(here, fd)
+            made = False
+            try:
+                st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+            except FileNotFoundError:
+                if open_to_others and not here.st_mode & stat.S_ISVTX:
+                    return None  # another user could swap what would be made here
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(name, 0o700, dir_fd=fd)
+                    made = True
+                st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+            if st.st_uid not in trusted:
+                return None  # another user's entry: a link or a directory they can change
+            if stat.S_ISLNK(st.st_mode):
+                links += 1
+                if links > _MAX_LINKS:
+                    return None
+                target = os.readlink(name, dir_fd=fd)
+                if target.startswith(os.sep):
+                    real = []
+                    os.close(fd)
+                    fd = os.open(os.sep, _DIR_FLAGS)
+                todo.extend(part for part in reversed(target.split(os.sep)) if part)
+                continue
+            if not stat.S_ISDIR(st.st_mode):
+                return None
+            if open_to_others and not here.st_mode & stat.S_ISVTX:
+                return None  # another user could rename it away and put theirs in its place
+            inner = os.open(name, _DIR_FLAGS, dir_fd=fd)
+            now = os.fstat(inner)
+            if (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
+                os.close(inner)
+                return None  # changed between the look and the open
+            os.close(fd)
+            fd = inner
+            real.append(name)
+            if made:
+                os.fchmod(fd, 0o700)  # mkdir's mode is cut by the umask
+        st = os.fstat(fd)
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != me or _others_may_write(st, fd):
+            return None
+        return os.sep + os.sep.join(real)
     finally:
         os.close(fd)
 
 
-def _others_may_write(st: os.stat_result) -> bool:
-    """Whether a user but this one (or root) may write to the directory: its mode lets
-    others write, or its group, unless that group is this user's own (the user private group
+def _has_acl(fd: int) -> bool:
+    """Whether the directory has a POSIX access ACL (its group bits are then the ACL's mask:
+    named users may write when they let the group write)."""
+    try:
+        os.getxattr(fd, "system.posix_acl_access")
+    except (OSError, AttributeError):  # none (ENODATA), not supported, not Linux
+        return False
+    return True
+
+
+def _others_may_write(st: os.stat_result, fd: int) -> bool:
+    """Whether a user but this one (or root) may write to the directory (``fd``): its mode
+    lets others write, or its group (or, with a POSIX ACL, a named user or group), unless that
+    group is this user's own (the user private group
     of Debian's umask 002: this user's primary group, with no other member named, and no
     other user's primary group)."""
     if st.st_mode & stat.S_IWOTH:
         return True
     if not st.st_mode & stat.S_IWGRP:
         return False
-    if st.st_gid != os.getgid():
+    if st.st_gid != os.getgid() or _has_acl(fd):
         return True
     import grp
     import pwd
@@ -137,32 +200,3 @@ def _others_may_write(st: os.stat_result) -> bool:
     return any(member != me for member in members) or any(
         user.pw_gid == st.st_gid and user.pw_name != me for user in pwd.getpwall()
     )
-
-
-def _safe_way(given: str, real: str) -> bool:
-    """Whether no other user can change where ``given`` leads (``real``) from now on: each
-    symbolic link on the way is this user's or root's, and each directory above ``real`` is
-    this user's or root's and writable by no one else, or sticky with this user's or root's
-    entry on the way."""
-    me = os.getuid()
-    trusted = (me, 0)
-    path = os.sep
-    for name in given.split(os.sep):
-        if not name:
-            continue
-        path = os.path.join(path, name)
-        st = os.lstat(path)
-        if stat.S_ISLNK(st.st_mode) and st.st_uid not in trusted:
-            return False
-    below = real
-    while True:
-        above = os.path.dirname(below)
-        if above == below:
-            return True
-        st = os.stat(above)
-        if st.st_uid not in trusted:
-            return False
-        sticky = st.st_mode & stat.S_ISVTX
-        if _others_may_write(st) and (not sticky or os.lstat(below).st_uid not in trusted):
-            return False
-        below = above

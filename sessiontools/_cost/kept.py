@@ -230,11 +230,11 @@ class KeptLookups:
         """``save``'s work; raises ``OSError``."""
         import orjson
 
-        from .._cachedir import sweep
+        from .._cachedir import clear_odd, sweep
 
         temp = f"{self.path}.{os.getpid()}.tmp"
         for odd in (self.path + ".lock", self.path):
-            _clear_odd(odd)
+            clear_odd(odd)
         lock = os.open(
             self.path + ".lock",
             os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW,
@@ -435,20 +435,6 @@ def genai_rates(exact: ExactRates, tier_start: int) -> Rates:
         request=float(exact.request),
         exact=exact,
     )
-
-
-def _clear_odd(path: str) -> None:
-    """Remove what is at ``path`` when it is not a regular file (a FIFO, a link, an empty
-    directory: a user's or a crash's, in this user's own directory), so that a regular file
-    can be made there again. Raises ``OSError`` (a directory that is not empty stays)."""
-    try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        return
-    if stat.S_ISDIR(st.st_mode):
-        os.rmdir(path)
-    elif not stat.S_ISREG(st.st_mode):
-        os.unlink(path)
 
 
 def _regular(fd: int) -> bool:

@@ -221,10 +221,12 @@ class _KeptTemplates(jinja2.FileSystemBytecodeCache):
             )
         except OSError:
             return
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # a directory cannot even be fdopen'ed
+            os.close(fd)
+            return
         with os.fdopen(fd, "rb") as f:
             try:
-                if stat.S_ISREG(os.fstat(fd).st_mode):
-                    bucket.load_bytecode(f)
+                bucket.load_bytecode(f)
             except Exception:  # pickle and marshal raise many kinds on damaged data
                 bucket.reset()
         code: object = bucket.code  # what marshal made of the file: maybe not code
@@ -232,9 +234,10 @@ class _KeptTemplates(jinja2.FileSystemBytecodeCache):
             bucket.reset()
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        from .._cachedir import sweep
+        from .._cachedir import clear_odd, sweep
 
         with contextlib.suppress(OSError):
+            clear_odd(self._get_cache_filename(bucket))  # a FIFO, a link, an empty directory
             super().dump_bytecode(bucket)
             sweep(self.directory, "__jinja2_")  # what a killed command left
 

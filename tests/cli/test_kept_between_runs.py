@@ -127,7 +127,7 @@ def test_an_unusable_cache_directory_costs_only_speed(tmp_path: Path) -> None:
     assert not [line for line in got.stderr.splitlines() if not line.startswith(b"import time")]
 
 
-def test_a_fifo_in_place_of_a_kept_file_is_never_waited_on(fresh_cache_dir: Path) -> None:
+def test_a_fifo_or_a_directory_in_place_of_a_kept_file(fresh_cache_dir: Path) -> None:
     """A FIFO where a compiled template or the prices are kept (the trial's: the command
     hung until killed): the command goes on as with nothing kept."""
     first = run("report", *LOGS, "--out", "-")
@@ -139,3 +139,12 @@ def test_a_fifo_in_place_of_a_kept_file_is_never_waited_on(fresh_cache_dir: Path
     got = run("report", *LOGS, "--out", "-")  # run's timeout: 120 s
     assert got.returncode == 0
     assert got.stdout == first.stdout
+    # an empty directory in their place (the re-trial's: a traceback, exit 1, every run)
+    for path in [*templates.iterdir(), prices]:
+        path.unlink()
+        path.mkdir()
+    for _ in range(2):  # replaced by the first, read by the second
+        got = run("report", *LOGS, "--out", "-")
+        assert got.returncode == 0, got.stderr[-2000:]
+        assert got.stdout == first.stdout
+    assert all(path.is_file() for path in [*templates.iterdir(), prices])

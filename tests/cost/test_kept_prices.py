@@ -453,6 +453,13 @@ def test_another_users_link_or_directory_on_the_way_is_not_followed(
     monkeypatch.setenv("SESSIONTOOLS_CACHE_DIR", str(link / "sub" / "cache"))
     assert cache_dir("prices") is None
     assert list(mine.iterdir()) == []  # nothing made through their link
+    # ... nor through this user's link to their link (the re-trial's: only the links of the
+    # path as given were checked, not those of a link's target)
+    own = tmp_path / "own"
+    own.symlink_to(link)
+    monkeypatch.setenv("SESSIONTOOLS_CACHE_DIR", str(own / "sub"))
+    assert cache_dir("prices") is None
+    assert list(mine.iterdir()) == []
     theirs = sticky / "theirs"
     theirs.mkdir(mode=0o777)
     os.chown(theirs, 65534, 65534)
@@ -561,17 +568,49 @@ def test_what_a_killed_command_left_is_removed_later(tmp_path: Path) -> None:
     assert not stale.exists() and fresh.exists()
 
 
-def test_a_directory_is_made_private_through_no_link(tmp_path: Path) -> None:
-    """The mode of a directory the cache makes is set through a descriptor that follows no
-    link (the trial's race: a link put in its place between mkdir and chmod made root chmod
-    the link's target)."""
-    from sessiontools._cachedir import _make_private
-
+def test_a_directory_is_made_private_through_no_link(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cache's way is walked through descriptors that follow no link (the trial's race:
+    a link put in place between a check and a mkdir/chmod by name made root chmod the link's
+    target, or make directories in it): a link to a file ends the walk, the file untouched;
+    and a directory is made with mode 0700 inside the directory that was checked."""
     victim = tmp_path / "victim"
     victim.write_text("")
     victim.chmod(0o644)
     link = tmp_path / "made"
     link.symlink_to(victim)
-    with pytest.raises(OSError):
-        _make_private(str(link))
+    monkeypatch.setenv("SESSIONTOOLS_CACHE_DIR", str(link))
+    assert cache_dir("prices") is None
+    monkeypatch.setenv("SESSIONTOOLS_CACHE_DIR", str(link / "below"))
+    assert cache_dir("prices") is None
     assert stat.S_IMODE(victim.stat().st_mode) == 0o644
+    # this user's own link is followed, by reading it: the real path comes back
+    real = tmp_path / "real"
+    real.mkdir(mode=0o700)
+    (tmp_path / "mine").symlink_to("real")  # relative
+    monkeypatch.setenv("SESSIONTOOLS_CACHE_DIR", str(tmp_path / "mine" / "c"))
+    assert cache_dir("prices") == str(real / "c" / "prices")
+
+
+def test_a_directory_with_an_acl_for_another_user_is_not_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A POSIX ACL (the trial's: mode drwxrwxr-x+ of group root, with u:nobody:rwx) lets a
+    named user write: its group bits are the ACL's mask, not the group's."""
+    import struct
+
+    shared = tmp_path / "acl"
+    shared.mkdir(mode=0o755)
+    # user::rwx, user:65534:rwx, group::r-x, mask::rwx, other::r-x (the kernel's xattr form)
+    entries = [(0x01, 7, 0xFFFFFFFF), (0x02, 7, 65534), (0x04, 5, 0xFFFFFFFF)]
+    entries += [(0x10, 7, 0xFFFFFFFF), (0x20, 5, 0xFFFFFFFF)]
+    value = struct.pack("<I", 2) + b"".join(struct.pack("<HHI", *e) for e in entries)
+    try:
+        os.setxattr(shared, "system.posix_acl_access", value)
+    except OSError as e:  # a file system without ACLs: nothing to check there
+        pytest.skip(f"no POSIX ACLs here: {e}")
+    assert shared.stat().st_mode & stat.S_IWGRP  # the mask shows as the group's bits
+    monkeypatch.setenv("SESSIONTOOLS_CACHE_DIR", str(shared / "st"))
+    assert cache_dir("prices") is None
+    assert list(shared.iterdir()) == []
