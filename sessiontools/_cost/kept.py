@@ -47,15 +47,13 @@ from typing import TYPE_CHECKING, Any, Final
 if TYPE_CHECKING:  # loaded when a file is read or a table made: not before the logs are read
     from decimal import Decimal
 
-    from .price_file import ExactRates, Rates
+    from .price_file import Rates
 
 __all__ = ["KeptLookups", "genai_prices_identity"]
 
 #: The shape of the file; a change to it, or to how ``PriceBook`` works a table out of
 #: genai-prices' answers, must change this number.
 FORMAT: Final = 1
-
-_NS_PER_DAY: Final = 86_400_000_000_000
 
 #: At most this many (provider, model) are kept, and as many providers: past it, a command's
 #: save starts the file afresh with what it added (a file of fine-tuned ids would else grow
@@ -108,11 +106,13 @@ class _Model:
         self.tables = tables  # period (or "period:segment") -> (priced_as, tiers) or None
 
     def place(self, time_unix_nano: int) -> str:
+        """The period (and segment of the day) of this time, as ``PriceBook`` finds them."""
+        from .price_book import _NS_PER_DAY, _segment  # loaded by then: the book asks
+
         period = bisect_right(self.changes, time_unix_nano // _NS_PER_DAY)
         if not self.cuts:
             return str(period)
-        segment = bisect_right(self.cuts, (time_unix_nano % _NS_PER_DAY) // 1000)
-        return f"{period}:{segment}"
+        return f"{period}:{_segment(self.cuts, time_unix_nano)}"
 
 
 class KeptLookups:
@@ -391,7 +391,7 @@ def _load_model(value: Any) -> _Model:
 def _load_rates(tier: Any) -> Rates:
     from decimal import Decimal
 
-    from .price_file import ExactRates
+    from .price_file import SOURCE_GENAI_PRICES, ExactRates, rates_of
 
     start, input, output, cache_read, cache_write, request = tier
     if not isinstance(start, int) or isinstance(start, bool) or start < 0:
@@ -403,7 +403,7 @@ def _load_rates(tier: Any) -> Rates:
         cache_write=_decimal(cache_write, True),
         request=_decimal(request, False) or Decimal(0),
     )
-    return genai_rates(exact, start)
+    return rates_of(exact, start, SOURCE_GENAI_PRICES)
 
 
 def _decimal(value: Any, may_be_none: bool) -> Decimal | None:
@@ -415,26 +415,6 @@ def _decimal(value: Any, may_be_none: bool) -> Decimal | None:
     if not number.is_finite():
         raise ValueError(value)
     return number
-
-
-def genai_rates(exact: ExactRates, tier_start: int) -> Rates:
-    """The ``Rates`` of genai-prices' exact rates of a tier (``PriceBook``'s ``_probe`` and a
-    kept table alike): each float made from its ``Decimal`` once, NaN when not known."""
-    from .price_file import _NAN, SOURCE_GENAI_PRICES, Rates
-
-    def inexact(value: Decimal | None) -> float:
-        return _NAN if value is None else float(value)
-
-    return Rates(
-        input=inexact(exact.input),
-        output=inexact(exact.output),
-        cache_read=inexact(exact.cache_read),
-        cache_write=inexact(exact.cache_write),
-        tier_start=tier_start,
-        source=SOURCE_GENAI_PRICES,
-        request=float(exact.request),
-        exact=exact,
-    )
 
 
 def _regular(fd: int) -> bool:

@@ -68,7 +68,6 @@ from typing import TYPE_CHECKING, Any, Final
 from .._errors import SessionToolsWarning
 from .._log.entries import Usage
 from .._model.usage import check_counts, inclusive_input_tokens
-from .kept import genai_rates
 from .price_file import (
     _NAN,
     SOURCE_FILE,
@@ -77,6 +76,7 @@ from .price_file import (
     Prices,
     Rates,
     load_prices,
+    rates_of,
 )
 
 if TYPE_CHECKING:
@@ -647,7 +647,7 @@ def _probe(price: Any, start: int, end: int | None, known: Mapping[str, bool]) -
         cache_write=rate(cache_write_rate, "cache_write"),
         request=fee,
     )
-    return genai_rates(exact, start)
+    return rates_of(exact, start, SOURCE_GENAI_PRICES)
 
 
 def _date(day: int) -> date:

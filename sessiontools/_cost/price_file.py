@@ -54,6 +54,21 @@ def _per_token(exact: Decimal | None) -> float:
     return _NAN if exact is None else float(exact)
 
 
+def rates_of(exact: ExactRates, tier_start: int, source: str) -> Rates:
+    """The ``Rates`` of exact rates (a price file's, genai-prices' probed, a kept table's):
+    each float made from its ``Decimal`` once, NaN when not known."""
+    return Rates(
+        input=_per_token(exact.input),
+        output=_per_token(exact.output),
+        cache_read=_per_token(exact.cache_read),
+        cache_write=_per_token(exact.cache_write),
+        tier_start=tier_start,
+        source=source,
+        request=float(exact.request),
+        exact=exact,
+    )
+
+
 #: The names a model's entry may use for each ``Prices`` field: agentloop's snake case, and
 #: the Go field names (``Prices`` has no JSON tags, so Go's encoding/json writes these).
 _FIELD_NAMES: Final[Mapping[str, str]] = {
@@ -430,12 +445,4 @@ class Prices:
             cache_read=_exact_per_token(self.cache_read),
             cache_write=_exact_per_token(self.cache_write),
         )
-        return Rates(
-            input=_per_token(exact.input),
-            output=_per_token(exact.output),
-            cache_read=_per_token(exact.cache_read),
-            cache_write=_per_token(exact.cache_write),
-            tier_start=0,
-            source=source,
-            exact=exact,
-        )
+        return rates_of(exact, 0, source)

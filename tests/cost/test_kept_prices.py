@@ -53,9 +53,21 @@ QUESTIONS = [
 ]
 
 
+#: When the tests that need one time ask for prices.
+MAY_2026 = ns(datetime(2026, 5, 1, tzinfo=UTC))
+
+
 def kept_at(path: Path) -> KeptLookups:
     assert IDENTITY is not None
     return KeptLookups(str(path), IDENTITY)
+
+
+def priced_and_kept(file: Path) -> PriceBook:
+    """A book kept in ``file`` that priced gpt-5 and kept what genai-prices answered."""
+    book = PriceBook(kept=kept_at(file))
+    book.table("openai", "gpt-5", MAY_2026)
+    book.keep()
+    return book
 
 
 def answers(book: PriceBook) -> list[Any]:
@@ -132,7 +144,7 @@ def test_kept_costs_are_genai_prices_costs(
 def test_the_file_holds_exact_rates(tmp_path: Path) -> None:
     file = tmp_path / "kept.json"
     book = PriceBook(kept=kept_at(file))
-    t = ns(datetime(2026, 5, 1, tzinfo=UTC))
+    t = MAY_2026
     table = book.table("anthropic", "claude-sonnet-4-5", t)
     assert table is not None
     book.keep()
@@ -192,7 +204,7 @@ def test_a_damaged_or_foreign_file_is_ignored_and_replaced(tmp_path: Path, conte
     kept = kept_at(file)
     assert not kept.loaded
     book = PriceBook(kept=kept)
-    t = ns(datetime(2026, 5, 1, tzinfo=UTC))
+    t = MAY_2026
     assert book.table("openai", "gpt-5", t) == PriceBook().table("openai", "gpt-5", t)
     assert book.lookups == 1
     book.keep()
@@ -207,7 +219,7 @@ def test_an_unwritable_place_costs_only_speed(tmp_path: Path) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     book = PriceBook(kept=kept_at(blocker / "kept.json"))  # its directory is a file
-    t = ns(datetime(2026, 5, 1, tzinfo=UTC))
+    t = MAY_2026
     assert book.table("openai", "gpt-5", t) == PriceBook().table("openai", "gpt-5", t)
     assert book.provider("claude-haiku-4-5", t) == "anthropic"
     book.keep()
@@ -216,7 +228,7 @@ def test_an_unwritable_place_costs_only_speed(tmp_path: Path) -> None:
 
 def test_a_lookup_that_warned_is_not_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     file = tmp_path / "kept.json"
-    t = ns(datetime(2026, 5, 1, tzinfo=UTC))
+    t = MAY_2026
     monkeypatch.setattr(price_book, "_probe", lambda *args: None)  # "not a price per token"
     for _ in range(2):
         book = PriceBook(kept=kept_at(file))
@@ -233,10 +245,8 @@ def test_a_price_file_still_wins_over_kept_answers(tmp_path: Path) -> None:
     from sessiontools import Prices
 
     file = tmp_path / "kept.json"
-    t = ns(datetime(2026, 5, 1, tzinfo=UTC))
-    first = PriceBook(kept=kept_at(file))
-    first.table("openai", "gpt-5", t)
-    first.keep()
+    t = MAY_2026
+    priced_and_kept(file)
     mine = Prices(input=1.0, output=2.0, cache_read=None, cache_write=None)
     book = PriceBook({"gpt-5": mine}, kept=kept_at(file))
     table = book.table("openai", "gpt-5", t)
@@ -355,12 +365,10 @@ def test_the_file_is_read_when_first_needed(tmp_path: Path) -> None:
     """Made before the logs are read (``sessiontools report`` decides its cut with
     ``exists``), read only when a price is asked: nothing of it costs before then."""
     file = tmp_path / "kept.json"
-    t = ns(datetime(2026, 5, 1, tzinfo=UTC))
+    t = MAY_2026
     early = kept_at(file)
     assert not early.exists()
-    other = PriceBook(kept=kept_at(file))  # another command keeps it
-    other.table("openai", "gpt-5", t)
-    other.keep()
+    priced_and_kept(file)  # another command keeps it
     assert early.exists()
     book = PriceBook(kept=early)
     assert book.table("openai", "gpt-5", t) == PriceBook().table("openai", "gpt-5", t)
@@ -471,7 +479,7 @@ def test_a_command_writes_its_answers_once(tmp_path: Path, monkeypatch: pytest.M
     """A first command of many new models wrote the whole file once per look-up (1,500
     models: 9.8 s against 1.0 s without the cache): now once, at ``keep``."""
     file = tmp_path / "kept.json"
-    t = ns(datetime(2026, 5, 1, tzinfo=UTC))
+    t = MAY_2026
     writes: list[str] = []
     replace = os.replace
     monkeypatch.setattr(os, "replace", lambda a, b: (writes.append(os.fspath(b)), replace(a, b))[1])
@@ -493,7 +501,7 @@ def test_the_file_starts_afresh_past_its_limit(
 ) -> None:
     monkeypatch.setattr(kept_module, "MAX_MODELS", 10)
     file = tmp_path / "kept.json"
-    t = ns(datetime(2026, 5, 1, tzinfo=UTC))
+    t = MAY_2026
     for group in range(3):
         book = PriceBook(kept=kept_at(file))
         for index in range(4):
@@ -511,7 +519,7 @@ def test_a_lock_held_elsewhere_is_waited_on_briefly(
 
     monkeypatch.setattr(kept_module, "LOCK_SECONDS", 0.2)
     file = tmp_path / "kept.json"
-    t = ns(datetime(2026, 5, 1, tzinfo=UTC))
+    t = MAY_2026
     with open(f"{file}.lock", "w") as held:
         fcntl.flock(held, fcntl.LOCK_EX)
         book = PriceBook(kept=kept_at(file))
@@ -520,15 +528,13 @@ def test_a_lock_held_elsewhere_is_waited_on_briefly(
         book.keep()
         assert time.monotonic() - start < 2
         assert not file.exists()  # given up: the next command keeps it
-    book = PriceBook(kept=kept_at(file))
-    book.table("openai", "gpt-5", t)
-    book.keep()
+    priced_and_kept(file)
     assert file.exists()
 
 
 def test_a_fifo_in_the_cache_is_never_waited_on(tmp_path: Path) -> None:
     file = tmp_path / "kept.json"
-    t = ns(datetime(2026, 5, 1, tzinfo=UTC))
+    t = MAY_2026
     os.mkfifo(file)
     os.mkfifo(f"{file}.lock")
     kept = kept_at(file)
@@ -542,11 +548,9 @@ def test_a_fifo_in_the_cache_is_never_waited_on(tmp_path: Path) -> None:
 
 def test_a_directory_in_place_of_the_file_is_replaced_when_empty(tmp_path: Path) -> None:
     file = tmp_path / "kept.json"
-    t = ns(datetime(2026, 5, 1, tzinfo=UTC))
+    t = MAY_2026
     file.mkdir()
-    book = PriceBook(kept=kept_at(file))
-    book.table("openai", "gpt-5", t)
-    book.keep()
+    priced_and_kept(file)
     assert kept_at(file).loaded
     file.unlink()
     (file / "something").mkdir(parents=True)  # not empty: left alone, nothing kept
@@ -562,9 +566,7 @@ def test_what_a_killed_command_left_is_removed_later(tmp_path: Path) -> None:
     stale.write_text("{")
     fresh.write_text("{")
     os.utime(stale, (1, 1))
-    book = PriceBook(kept=kept_at(file))
-    book.table("openai", "gpt-5", ns(datetime(2026, 5, 1, tzinfo=UTC)))
-    book.keep()
+    priced_and_kept(file)
     assert not stale.exists() and fresh.exists()
 
 
