@@ -27,6 +27,7 @@ from typing import IO
 import click
 
 from .._parallel.signals import SignalsHeld
+from .._writes import write_in_pieces
 from .messages import EXIT_DAMAGED, _Failure, _reason
 
 
@@ -275,7 +276,7 @@ class _Output:
 
     def write(self, data: bytes) -> None:
         try:
-            self.file.write(data)
+            write_in_pieces(self.file.write, data)
         except OSError as e:
             raise _Failure(f"cannot write {self.where}: {_reason(e)}", EXIT_DAMAGED) from None
         self.written += len(data)
@@ -451,7 +452,7 @@ class _Pages:
                 fd, temp = _mkstemp(home, _temporary_prefix(home, os.path.basename(target)), ".tmp")
                 self.strays.append(temp)
             with os.fdopen(fd, "wb") as file:
-                file.write(data)
+                write_in_pieces(file.write, data)
                 file.flush()
                 os.fsync(file.fileno())
             os.chmod(temp, mode)

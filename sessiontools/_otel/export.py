@@ -20,6 +20,7 @@ from .._log.reader import MAX_LINE_BYTES, ExportReader, LogSource
 from .._log.sources import default_conversation_id
 from .._model.runs import Run
 from .._parallel import split as _split
+from .._writes import WRITE_BYTES, write_in_pieces
 from .ids import check_parents
 from .otlp_json import Envelope, _fragment, run_json
 from .spans import SESSION_LABELS
@@ -149,7 +150,7 @@ class _Spans:
             patches.append((at + spans[agent].rindex(fragment), len(fragment), index))
             spans.insert(0, b"")
             data = b",".join(spans)
-            write(data)
+            write_in_pieces(write, data)  # (a system call per WRITE_BYTES at most)
             size += len(data)
         return size, patches, list(labels)
 
@@ -167,17 +168,19 @@ class _Spans:
         joined = self.envelope.joined
         read = out.read
         # what is copied, a run at a time (up to its labels attribute, then that attribute
-        # written again), is passed on in pieces of about 1 MiB: a write each
+        # written again), is passed on in pieces of up to WRITE_BYTES (a run larger than that
+        # in pieces of its own): a write each
         pieces: list[bytes] = []
         held = 0
         at = 0
         for offset, length, index in [*patches, (size, 0, -1)]:  # then what follows the last
             n = offset - at
-            if n > _MERGE_BYTES:  # a large run: straight through
-                if pieces:
-                    joined(b"".join(pieces))
-                    pieces.clear()
-                    held = 0
+            fragment = fragments[index] if index >= 0 else b""
+            if held + n + len(fragment) > WRITE_BYTES and pieces:
+                joined(b"".join(pieces))
+                pieces.clear()
+                held = 0
+            if n + len(fragment) > WRITE_BYTES:  # a large run: straight through
                 _split.copy(out, n, joined)
             elif n:
                 block = read(n)
@@ -188,18 +191,11 @@ class _Spans:
             if index < 0:
                 break
             out.seek(length, os.SEEK_CUR)
-            pieces.append(fragments[index])
+            pieces.append(fragment)
+            held += len(fragment)
             at = offset + length
-            if held >= _MERGE_BYTES:
-                joined(b"".join(pieces))
-                pieces.clear()
-                held = 0
         if pieces:
             joined(b"".join(pieces))
-
-
-#: How much of the child's spans ``_Spans.merge`` passes on at a time.
-_MERGE_BYTES = 1 << 20
 
 
 def otlp_json(

@@ -20,6 +20,7 @@ import orjson
 from .._log.entries import Usage
 from .._model.runs import Run, ToolCallRecord, Turn
 from .._version import __version__
+from .._writes import WRITE_BYTES
 from .ids import loaded_sha256
 from .spans import (
     _FIRST,
@@ -612,11 +613,13 @@ def run_json(
 
 class Envelope:
     """Writes one ``ExportTraceServiceRequest`` around spans given as they come (see
-    ``write_otlp_json``): the head when made, the spans in batches, the tail on ``close()``."""
+    ``write_otlp_json``): the head when made, the spans in batches of up to ``WRITE_BYTES``
+    (more only for one run's spans: ``sessiontools._writes``), the tail on ``close()``."""
 
     def __init__(self, write: Callable[[bytes], object], service_name: str) -> None:
         self._write = write
         self._batch: list[bytes] = []
+        self._held = 0  # the batch's bytes
         self._first = True
         resource = b'{"attributes":[' + _fragment(("service.name", service_name)) + b"]}"
         scope = orjson.dumps({"name": "sessiontools", "version": __version__})
@@ -625,22 +628,26 @@ class Envelope:
     def spans(self, spans: Iterable[Span]) -> None:
         batch = self._batch
         for span in spans:
-            batch.append(_span_json(span))
-            if len(batch) >= 256:
+            data = _span_json(span)
+            if self._held + len(data) >= WRITE_BYTES:
                 self._flush()
+            batch.append(data)
+            self._held += len(data) + 1  # with its comma
 
     def encoded(self, spans: list[bytes]) -> None:
         """Spans already written as OTLP/JSON (``run_json``)."""
-        batch = self._batch
-        batch += spans
-        if len(batch) >= 256:
+        size = sum(map(len, spans)) + len(spans)  # with their commas
+        if self._held + size > WRITE_BYTES:
             self._flush()
+        self._batch += spans
+        self._held += size
 
     def _flush(self) -> None:
         if self._batch:
             self._write((b',"spans":[' if self._first else b",") + b",".join(self._batch))
             self._first = False
             self._batch.clear()
+            self._held = 0
 
     def joined(self, data: bytes) -> None:
         """Spans already encoded, each after a comma: ``b",{...},{...}"``."""

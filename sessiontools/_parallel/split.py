@@ -52,6 +52,7 @@ from .._log.reader import (
 from .._log.warnings import Record, Warnings
 from .._model.fold import RecordingCalls, SessionFold, iter_runs
 from .._model.runs import Run
+from .._writes import WRITE_BYTES
 from .cut import plan_cut
 from .signals import default_signals
 
@@ -309,8 +310,8 @@ def read_in_two(
     """
     hooks = hooks or _NO_HOOKS
     try:
-        # the child's output, written in pieces of a run or less: 1 MiB a system call
-        out = _temporary_file(READ_BUFFER_BYTES)
+        # the child's output: WRITE_BYTES a system call (``sessiontools._writes``)
+        out = _temporary_file(WRITE_BYTES)
     except OSError:
         job.take(hooks.runs_of(reader))
         return "here: no temporary file", reader.closing_line
@@ -460,9 +461,9 @@ def _fed(entries: Iterable[Entry], fold: SessionFold) -> Iterator[Run]:
 
 
 def copy(source: IO[bytes], length: int, write: Callable[[bytes], object]) -> None:
-    """Write the next ``length`` bytes of ``source``."""
+    """Write the next ``length`` bytes of ``source``, ``WRITE_BYTES`` at a time."""
     while length > 0:
-        block = source.read(min(length, 1 << 20))
+        block = source.read(min(length, WRITE_BYTES))
         if not block:
             raise OSError("the temporary file of the second part ended early")
         write(block)

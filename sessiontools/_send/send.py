@@ -49,6 +49,7 @@ from .._otel.export import export_otlp_json
 from .._otel.ids import check_parents
 from .._otel.spans import Span, trace_spans
 from .._parallel.signals import SignalsHeld
+from .._writes import WRITE_BYTES
 from .batches import encoding_for, requests
 from .config import SendConfig, redact_url, resolve_config
 from .http import RETRYABLE_STATUS, OtlpHttpSender
@@ -864,7 +865,7 @@ def export_sessions(
             report.spans += _count_spans(spool)
             spool.seek(0)
             if write is not None:
-                while block := spool.read(1 << 20):
+                while block := spool.read(WRITE_BYTES):
                     write(block)
                 continue
             assert out_dir is not None
@@ -874,7 +875,7 @@ def export_sessions(
             fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".", suffix=".tmp")
             try:
                 with os.fdopen(fd, "wb") as out:
-                    while block := spool.read(1 << 20):
+                    while block := spool.read(WRITE_BYTES):
                         out.write(block)
                 os.replace(tmp, target)
             except BaseException:
