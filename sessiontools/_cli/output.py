@@ -27,7 +27,7 @@ from typing import IO
 import click
 
 from .._parallel.signals import SignalsHeld
-from .._writes import write_in_pieces
+from .._pieces import write_in_pieces
 from .messages import EXIT_DAMAGED, _Failure, _reason
 
 

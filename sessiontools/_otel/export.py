@@ -20,7 +20,7 @@ from .._log.reader import MAX_LINE_BYTES, ExportReader, LogSource
 from .._log.sources import default_conversation_id
 from .._model.runs import Run
 from .._parallel import split as _split
-from .._writes import WRITE_BYTES, write_in_pieces
+from .._pieces import WRITE_BYTES, write_in_pieces
 from .ids import check_parents
 from .otlp_json import Envelope, _fragment, run_json
 from .spans import SESSION_LABELS

@@ -19,8 +19,8 @@ import orjson
 
 from .._log.entries import Usage
 from .._model.runs import Run, ToolCallRecord, Turn
+from .._pieces import WRITE_BYTES
 from .._version import __version__
-from .._writes import WRITE_BYTES
 from .ids import loaded_sha256
 from .spans import (
     _FIRST,
@@ -614,7 +614,7 @@ def run_json(
 class Envelope:
     """Writes one ``ExportTraceServiceRequest`` around spans given as they come (see
     ``write_otlp_json``): the head when made, the spans in batches of up to ``WRITE_BYTES``
-    (more only for one run's spans: ``sessiontools._writes``), the tail on ``close()``."""
+    (more only for one run's spans: ``sessiontools._pieces``), the tail on ``close()``."""
 
     def __init__(self, write: Callable[[bytes], object], service_name: str) -> None:
         self._write = write

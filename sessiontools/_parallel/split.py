@@ -52,7 +52,7 @@ from .._log.reader import (
 from .._log.warnings import Record, Warnings
 from .._model.fold import RecordingCalls, SessionFold, iter_runs
 from .._model.runs import Run
-from .._writes import WRITE_BYTES
+from .._pieces import WRITE_BYTES
 from .cut import plan_cut
 from .signals import default_signals
 
@@ -310,7 +310,7 @@ def read_in_two(
     """
     hooks = hooks or _NO_HOOKS
     try:
-        # the child's output: WRITE_BYTES a system call (``sessiontools._writes``)
+        # the child's output: WRITE_BYTES a system call (``sessiontools._pieces``)
         out = _temporary_file(WRITE_BYTES)
     except OSError:
         job.take(hooks.runs_of(reader))

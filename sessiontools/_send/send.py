@@ -49,7 +49,7 @@ from .._otel.export import export_otlp_json
 from .._otel.ids import check_parents
 from .._otel.spans import Span, trace_spans
 from .._parallel.signals import SignalsHeld
-from .._writes import WRITE_BYTES
+from .._pieces import WRITE_BYTES
 from .batches import encoding_for, requests
 from .config import SendConfig, redact_url, resolve_config
 from .http import RETRYABLE_STATUS, OtlpHttpSender

@@ -1,4 +1,4 @@
-"""Large outputs reach the kernel in writes of at most ``WRITE_BYTES`` (``sessiontools._writes``):
+"""Large outputs reach the kernel in writes of at most ``WRITE_BYTES`` (``sessiontools._pieces``):
 the helper itself, the command's output file, and the traces export's pieces."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sessiontools import export_otlp_json, iter_runs
-from sessiontools._writes import WRITE_BYTES, write_in_pieces
+from sessiontools._pieces import WRITE_BYTES, write_in_pieces
 from tests.helpers import SESSIONS
 
 _W = WRITE_BYTES
