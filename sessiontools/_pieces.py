@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-__all__ = ["WRITE_BYTES", "write_in_pieces"]
+__all__ = ["WRITE_BYTES", "InPieces", "write_in_pieces"]
 
 #: The most bytes given to the kernel in one write of a large output.
 WRITE_BYTES = 64 << 10
@@ -36,3 +36,15 @@ def write_in_pieces(write: Callable[[bytes | memoryview], object], data: bytes) 
     view = memoryview(data)
     for start in range(0, size, WRITE_BYTES):
         write(view[start : start + WRITE_BYTES])
+
+
+class InPieces:
+    """A writable object whose ``write`` passes what it is given on to ``write`` in pieces of
+    at most ``WRITE_BYTES`` (for ``pickle.dump``, whose frames are a little over 64 KiB)."""
+
+    def __init__(self, write: Callable[[bytes | memoryview], object]) -> None:
+        self._write = write
+
+    def write(self, data: bytes) -> int:
+        write_in_pieces(self._write, data)
+        return len(data)

@@ -79,7 +79,7 @@ def test_the_export_is_written_in_pieces_of_write_bytes_same_bytes(
     monkeypatch: pytest.MonkeyPatch, workers: int
 ) -> None:
     """With ``WRITE_BYTES`` made small, the export gives its ``write`` pieces of at most that
-    (and the envelope's ``,"spans":[``), save one run's spans larger than that; the bytes are
+    (the first with its ``,"spans":[``), save one run's spans larger than that; the bytes are
     those of the export with the real size, in one process and in two."""
     log = SESSIONS / "02_runs_anthropic_openai_cache.jsonl"
     whole: list[bytes] = []
@@ -97,7 +97,7 @@ def test_the_export_is_written_in_pieces_of_write_bytes_same_bytes(
     spans = pieces[1:-2]  # the head and the tail aside
     assert len(spans) > 2
     for piece in spans:
-        if len(piece) > small + len(head):  # one run's spans, larger than a piece
+        if len(piece) > small:  # one run's spans, larger than a piece
             assert piece.removeprefix(head).removeprefix(b",") in runs
 
 
@@ -150,3 +150,84 @@ def test_the_split_child_and_the_merge_write_pieces_of_write_bytes(
     assert len(small_merged) > 2
     assert max(map(len, small_merged[1:])) <= small
     assert len(small_merged[0]) <= small + len(b',"spans":[') - 1
+
+
+def test_a_full_disk_says_cannot_write_and_leaves_no_temporary_file(tmp_path: Path) -> None:
+    """A write cut short leaves the rest of its piece in the file's buffer (under 8 KiB: the
+    third piece here), the next one fails (ENOSPC), and so does closing the file. The command
+    still says ``cannot write`` (not a bare ``OSError``, which it took for the log's), and the
+    temporary file is removed; the old file stays."""
+    import errno
+    import os
+
+    from sessiontools._cli.messages import _Failure
+    from sessiontools._cli.output import _Output
+
+    target = tmp_path / "out.json"
+    target.write_bytes(b"old content")
+
+    class Full(io.RawIOBase):
+        """A disk with ``room`` bytes left: a write past it is cut short, then refused."""
+
+        def __init__(self, fd: int, room: int) -> None:
+            self.fd, self.room = fd, room
+
+        def writable(self) -> bool:
+            return True
+
+        def write(self, b: bytes | memoryview) -> int:  # type: ignore[override]
+            if not self.room:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            n = min(len(b), self.room)
+            self.room -= n
+            return os.write(self.fd, bytes(b)[:n])
+
+        def fileno(self) -> int:
+            return self.fd
+
+        def close(self) -> None:
+            try:
+                super().close()
+            finally:
+                os.close(self.fd)
+
+    failure = r"^cannot write .*out\.json: No space left on device"
+    with pytest.raises(_Failure, match=failure), _Output(str(target)) as out:
+        real = out.file
+        out.file = io.BufferedWriter(Full(os.dup(real.fileno()), 115_000))
+        real.close()
+        for _ in range(4):
+            out.write(b"x" * 40_000)
+        out.commit()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]
+    assert target.read_bytes() == b"old content"
+
+
+def test_the_chrome_trace_child_writes_pieces_of_write_bytes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The chrome-trace job's child pickles its spans into its temporary file in pieces of at
+    most ``WRITE_BYTES`` (pickle's frames are a little over 64 KiB), read back the same."""
+    import pickle
+
+    from sessiontools._otel.chrome_trace import _Spans as _ChromeSpans
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from sessiontools._log.reader import LogReader
+
+        runs = list(iter_runs(LogReader(SESSIONS / "02_runs_anthropic_openai_cache.jsonl")))
+    small = 500
+    _small_writes(monkeypatch, small)
+    writes: list[bytes] = []
+
+    class Out(io.BytesIO):
+        def write(self, data: bytes | memoryview) -> int:  # type: ignore[override]
+            writes.append(bytes(data))
+            return super().write(data)
+
+    out = Out()
+    job = _ChromeSpans(("c", None, None, None, False))
+    job.make_in_child(iter(runs), out)
+    assert len(writes) > 2 and max(map(len, writes)) <= small
+    assert len(pickle.loads(out.getvalue())) > len(runs)

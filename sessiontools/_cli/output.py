@@ -304,10 +304,16 @@ class _Output:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.file.close()
-        if self.tmp is not None:
+        # Once committed, the file is closed already, or no longer needed (standard output's
+        # copy is made); otherwise an error is on its way out. A buffer left to flush into a
+        # full disk must neither replace that error nor keep the temporary file.
+        try:
             with contextlib.suppress(OSError):
-                os.unlink(self.tmp)
+                self.file.close()
+        finally:
+            if self.tmp is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(self.tmp)
 
     def commit(self) -> None:
         """The export is complete: put it where it belongs."""

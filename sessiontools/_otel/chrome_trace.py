@@ -26,6 +26,7 @@ from .._log.reader import MAX_LINE_BYTES, LogReader, LogSource
 from .._log.sources import default_conversation_id
 from .._model.runs import Run
 from .._parallel import split as _split
+from .._pieces import InPieces
 from .._version import __version__
 from .ids import check_parents
 from .spans import SESSION_LABELS, STATUS_CODE_ERROR, Span, _trace_spans
@@ -230,7 +231,8 @@ class _Spans:
         self.spans.extend(_trace_spans(runs, *self.options, checked=True))
 
     def make_in_child(self, runs: Iterator[Run], out: IO[bytes]) -> None:
-        pickle.dump(list(_trace_spans(runs, *self.options, checked=True)), out, protocol=5)
+        spans = list(_trace_spans(runs, *self.options, checked=True))
+        pickle.dump(spans, InPieces(out.write), protocol=5)  # (frames of a little over 64 KiB)
 
     def merge(self, result: None, out: IO[bytes], labels: set[str], runs: int) -> None:
         theirs: list[Span] = pickle.load(out)

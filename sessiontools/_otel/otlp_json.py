@@ -611,6 +611,10 @@ def run_json(
     return [data for _, data in keyed], agent
 
 
+#: What the first batch of spans writes beyond a comma before its first span (``,"spans":[``).
+_SPANS_KEY_EXTRA = len(b',"spans":[') - 1
+
+
 class Envelope:
     """Writes one ``ExportTraceServiceRequest`` around spans given as they come (see
     ``write_otlp_json``): the head when made, the spans in batches of up to ``WRITE_BYTES``
@@ -619,7 +623,9 @@ class Envelope:
     def __init__(self, write: Callable[[bytes], object], service_name: str) -> None:
         self._write = write
         self._batch: list[bytes] = []
-        self._held = 0  # the batch's bytes
+        # the bytes the batch will write: each span with a comma before it, the first batch's
+        # ',"spans":[' 9 more
+        self._held = _SPANS_KEY_EXTRA
         self._first = True
         resource = b'{"attributes":[' + _fragment(("service.name", service_name)) + b"]}"
         scope = orjson.dumps({"name": "sessiontools", "version": __version__})
@@ -629,7 +635,7 @@ class Envelope:
         batch = self._batch
         for span in spans:
             data = _span_json(span)
-            if self._held + len(data) >= WRITE_BYTES:
+            if self._held + len(data) + 1 > WRITE_BYTES:
                 self._flush()
             batch.append(data)
             self._held += len(data) + 1  # with its comma
@@ -655,6 +661,7 @@ class Envelope:
             self._flush()
             self._write(b',"spans":[' + data[1:] if self._first else data)
             self._first = False
+            self._held = 0
 
     def close(self) -> None:
         self._flush()
