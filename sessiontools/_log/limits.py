@@ -113,8 +113,10 @@ class ExportLimits:
         self._tokens = 0  # the token counts of the model calls since the run started
         self._run_seq: int | None = None  # None: outside any run
 
-    def _add(self, usage: Usage, where: str) -> str | None:
-        """Count a model call's usage; the problem with it, if any."""
+    def _add(self, usage: Usage, where: str, index: int = -1) -> str | None:
+        """Count a model call's usage; the problem with it, if any. ``where``: what to call
+        the usage in a problem, with ``[index].usage`` after it for an index from 0 (written
+        only then: a tool's model calls are counted on every such line)."""
         i, o, r, w = (
             usage.input_tokens,
             usage.output_tokens,
@@ -122,7 +124,7 @@ class ExportLimits:
             usage.cache_write_tokens,
         )
         if i < 0 or o < 0 or r < 0 or w < 0:
-            return _negative(usage, where)
+            return _negative(usage, where if index < 0 else f"{where}[{index}].usage")
         tokens = self._tokens = self._tokens + i + o + r + w
         if tokens <= INT64_MAX or not self._counting:
             return None
@@ -146,7 +148,7 @@ class ExportLimits:
             if not payload.usage:
                 return None
             for i, model_usage in enumerate(payload.usage):
-                problem = self._add(model_usage.usage, f"tool_result.usage[{i}].usage")
+                problem = self._add(model_usage.usage, "tool_result.usage", i)
                 if problem is not None:
                     return problem
             return None

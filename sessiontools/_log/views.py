@@ -36,6 +36,7 @@ fold are the same (``tests/log/test_views.py`` compares both ways, line by line)
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import attrgetter
 from types import MappingProxyType
 from typing import Annotated, Any, Literal
 
@@ -104,6 +105,9 @@ class _ResultView(Struct, gc=False):
     is_error: bool = False
 
 
+_TOOL_CALL = attrgetter("tool_call")
+
+
 class _PartView(Struct, gc=False):
     type: str = ""
     text: Raw = _EMPTY
@@ -130,7 +134,8 @@ class MessageBodyView(Struct, gc=False):
         parts = self.parts
         if not parts:
             return ()
-        return tuple([p.tool_call for p in parts if p.tool_call is not None])
+        # in C: a part's tool call, when it has one (a Struct is never false)
+        return tuple(filter(None, map(_TOOL_CALL, parts)))
 
 
 class MessageView(Struct, forbid_unknown_fields=True, gc=False):
@@ -272,6 +277,11 @@ def _usage(usage: Usage | None) -> Usage | None:
     count is outside signed 64 bits (msgspec reads integers of any size into a dataclass)."""
     if usage is None:
         return ZERO_USAGE
+    # the usual case first, in one test: of integers, an OR is non-negative and below 2^63
+    # when all four are (it is negative when one is)
+    counts = usage.input_tokens | usage.output_tokens
+    if 0 <= counts | usage.cache_read_tokens | usage.cache_write_tokens <= _INT64_MAX:
+        return usage
     if (
         _INT64_MIN <= usage.input_tokens <= _INT64_MAX
         and _INT64_MIN <= usage.output_tokens <= _INT64_MAX

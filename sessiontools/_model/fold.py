@@ -71,6 +71,15 @@ _new_turn = fast_maker(Turn)
 _OPEN_ORDER = attrgetter("open_seq", "open_index")
 
 
+_PROVIDER = attrgetter("provider")
+
+
+_REQUEST_MODEL = attrgetter("request_model")
+
+
+_MODEL = attrgetter("model")
+
+
 _new_failed = fast_maker(FailedCall)
 
 
@@ -144,10 +153,7 @@ class _RunFold:
         "failed",
         "index",
         "label_events",
-        "last_offset",
-        "last_seq",
-        "last_time",
-        "prev_wait_ns",
+        "last",
         "result_labels",
         "start",
         "start_labels",
@@ -159,10 +165,9 @@ class _RunFold:
         self.index = index
         self.start = start
         self.start_labels = labels  # what the session held as the run started
-        self.last_seq = start.seq
-        self.last_time = start.time_unix_nano
-        self.last_offset = start.utc_offset_seconds
-        self.prev_wait_ns: int | None = None  # after a retried model_error
+        # the run's last entry so far: its seq, time and offset, and whether it is a retried
+        # model_error (the next call starts its wait_ms later: ``_wait_ns``)
+        self.last = start
         self.turns: list[Turn] = []
         self.failed: list[FailedCall] = []
         self.unresolved: list[int] = []  # failed calls waiting for a turn to name the model
@@ -438,7 +443,7 @@ class SessionFold:
             rc.result_time = when
             rc.result_seq = seq
             rc.result_offset = entry.utc_offset_seconds
-            rc.result_prev_time = run.last_time
+            rc.result_prev_time = run.last.time_unix_nano
             rc.is_error = result.is_error
             if payload.usage:
                 rc.model_calls = tuple(
@@ -484,16 +489,7 @@ class SessionFold:
             handle = self._handlers.get(kind)
             if handle is not None:
                 handle(run, entry, payload)
-            if kind == "model_error" and payload.retry:
-                run.prev_wait_ns = payload.wait_ms * _MS
-                run.last_seq = seq
-                run.last_time = when
-                run.last_offset = entry.utc_offset_seconds
-                return None
-        run.prev_wait_ns = None
-        run.last_seq = seq
-        run.last_time = when
-        run.last_offset = entry.utc_offset_seconds
+        run.last = entry
         if kind == "run_ended":
             self._run = None
             return self._close(run, cast(Outcome, payload))
@@ -563,9 +559,10 @@ class SessionFold:
         return None if run is None else self._close(run, None)
 
     def _call_start(self, run: _RunFold, entry: Entry) -> int:
-        start = run.last_time
-        if run.prev_wait_ns is not None:
-            start += run.prev_wait_ns
+        last = run.last
+        start = last.time_unix_nano
+        if last.type == "model_error" and last.payload.retry:  # type: ignore[union-attr]
+            start += last.payload.wait_ms * _MS  # type: ignore[union-attr]
         return min(start, entry.time_unix_nano)
 
     def _turn(self, run: _RunFold, entry: Entry, payload: MessageEntry, index: int) -> None:
@@ -577,10 +574,23 @@ class SessionFold:
         calls = payload.message.tool_calls
         seq = entry.seq
         when = entry.time_unix_nano
-        start = run.last_time  # _call_start, inline: this is the hot path
-        if run.prev_wait_ns is not None:
-            start += run.prev_wait_ns
+        last = run.last  # _call_start, inline: this is the hot path
+        start = last.time_unix_nano
+        if last.type == "model_error" and last.payload.retry:  # type: ignore[union-attr]
+            start += last.payload.wait_ms * _MS  # type: ignore[union-attr]
         usage = payload.usage
+        call_ids: tuple[str, ...] = ()
+        if calls:  # opened by this turn (a loop, not comprehensions: most turns ask for some)
+            open_calls = self._open_calls
+            run_calls = run.calls
+            ids = []
+            for i, c in enumerate(calls):
+                call_id = c.id
+                call = _Call(call_id, c.name, seq, i)
+                open_calls[call_id] = call
+                run_calls[call_id] = _RunCall(call, seq, i, when)
+                ids.append(call_id)
+            call_ids = tuple(ids)
         run.turns.append(
             _new_turn(
                 seq,
@@ -591,7 +601,7 @@ class SessionFold:
                 model,
                 payload.stop,
                 usage,
-                tuple([c.id for c in calls]),
+                call_ids,
                 index,
                 entry.utc_offset_seconds,
             )
@@ -618,11 +628,6 @@ class SessionFold:
                     f.utc_offset_seconds,
                 )
             run.unresolved.clear()
-        open_calls = self._open_calls
-        for index, c in enumerate(calls):
-            call = _Call(c.id, c.name, seq, index)
-            open_calls[c.id] = call
-            run.calls[c.id] = _RunCall(call, seq, index, when)
 
     def _failed(self, run: _RunFold, entry: Entry, payload: ModelErrorEntry) -> None:
         if not self._turned:
@@ -656,7 +661,8 @@ class SessionFold:
         return rc
 
     def _close(self, run: _RunFold, outcome: Outcome | None) -> Run:
-        end_time = run.last_time
+        last = run.last
+        end_time = last.time_unix_nano
         refused = {r.call_id for r in outcome.refused} if outcome is not None else set()
         events = run.label_events
         for rc, seq, labels in run.result_labels:
@@ -696,16 +702,20 @@ class SessionFold:
                     rc.resumed,
                     tuple(sorted(rc.labels)) if rc.labels else (),
                     rc.model_calls,
-                    rc.result_offset if rc.result_time is not None else run.last_offset,
+                    rc.result_offset if rc.result_time is not None else last.utc_offset_seconds,
                 )
             )
         records.sort(key=_OPEN_ORDER)
-        providers = {t.provider for t in run.turns} | {f.provider for f in run.failed}
-        models = (
-            {t.request_model for t in run.turns}
-            | {f.request_model for f in run.failed}
-            | {m.model for r in records for m in r.model_calls}
-        )
+        # (``map`` of an attribute getter: no comprehension's frame for each set, run after run)
+        turns = run.turns
+        providers = set(map(_PROVIDER, turns))
+        models = set(map(_REQUEST_MODEL, turns))
+        if run.failed:
+            providers.update(map(_PROVIDER, run.failed))
+            models.update(map(_REQUEST_MODEL, run.failed))
+        for r in records:
+            if r.model_calls:
+                models.update(map(_MODEL, r.model_calls))
         providers.discard("")
         models.discard("")
         first = run.start
@@ -713,7 +723,7 @@ class SessionFold:
             run.index,
             first.seq,
             first.time_unix_nano,
-            run.last_seq,
+            last.seq,
             end_time,
             outcome,
             outcome.reason if outcome is not None else "crashed",
@@ -772,8 +782,9 @@ def iter_runs(entries: Iterable[Entry], fold: SessionFold | None = None) -> Iter
             a new one by default.
     """
     fold = fold if fold is not None else SessionFold()
+    feed = fold.feed
     for entry in entries:
-        run = fold.feed(entry)
+        run = feed(entry)
         if run is not None:
             yield run
     run = fold.finish()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from binascii import hexlify
 from collections.abc import Callable, Iterable
+from operator import itemgetter
 from typing import Any, cast
 
 import orjson
@@ -133,6 +134,9 @@ def _usage_templates() -> tuple[bytes, ...]:
 
 
 _USAGE = _usage_templates()
+
+
+_SECOND = itemgetter(1)
 
 
 def _name(name: str) -> bytes:
@@ -272,12 +276,9 @@ def _usage_json(usage: Usage) -> bytes | None:
     read, write = usage.cache_read_tokens, usage.cache_write_tokens
     inclusive = usage.input_tokens + read + write  # inclusive_input_tokens
     output = usage.output_tokens
-    if not (
-        0 <= inclusive <= _INT64_MAX
-        and 0 <= output <= _INT64_MAX
-        and 0 <= read <= _INT64_MAX
-        and 0 <= write <= _INT64_MAX
-    ):
+    # each of the four in 0..2^63-1: of integers, an OR is negative when one is, and below
+    # 2^63 when all four are non-negative and below it (one test instead of four)
+    if not 0 <= inclusive | output | read | write <= _INT64_MAX:
         return None
     if read:
         if write:
@@ -420,7 +421,7 @@ def _agent_json(ctx: _JsonContext, run: Run) -> tuple[_Order, bytes]:
         or outcome.limit
         or outcome.forbidden
         or usage is None
-        or not (0 <= start <= _UINT64_MAX and 0 <= end <= _UINT64_MAX)
+        or not 0 <= start | end <= _UINT64_MAX  # both in 0..2^64-1
         or not _INT64_MIN <= turns <= _INT64_MAX
     ):
         return _agent_span(ctx, run)
@@ -464,7 +465,7 @@ def _turn_json(ctx: _JsonContext, run: Run, keyed: _Keyed[bytes]) -> None:
         start = t.start_time_unix_nano
         end = t.time_unix_nano
         usage = _usage_json(t.usage)
-        if usage is None or not (0 <= start <= _UINT64_MAX and 0 <= end <= _UINT64_MAX):
+        if usage is None or not 0 <= start | end <= _UINT64_MAX:  # both in 0..2^64-1
             _turn_spans(ctx, _one_turn(run, t), keyed)
             continue
         hx = hexlify(sha256(f"{ids}{seq}/0".encode()).digest()[:8])
@@ -499,7 +500,7 @@ def _tool_json(ctx: _JsonContext, run: Run, keyed: _Keyed[bytes]) -> None:
     for c in run.tool_calls:
         start, end = c.start_time_unix_nano, c.end_time_unix_nano
         usages = [_usage_json(m.usage) for m in c.model_calls] if c.model_calls else None
-        if not (0 <= start <= _UINT64_MAX and 0 <= end <= _UINT64_MAX) or (
+        if not 0 <= start | end <= _UINT64_MAX or (  # both times in 0..2^64-1
             usages is not None and None in usages
         ):
             _tool_spans(ctx, _one_call(run, c), keyed)  # which raises
@@ -602,13 +603,14 @@ def run_json(
     ``error_messages``, checked. ``spans.run_items`` with the spans of runs, turns and tool
     calls written by ``_agent_json``, ``_turn_json`` and ``_tool_json``."""
     ctx = _JsonContext(run, *options)
-    keyed: _Keyed[bytes] = [_agent_json(ctx, run)]
+    agent = _agent_json(ctx, run)
+    keyed: _Keyed[bytes] = [agent]
     _turn_json(ctx, run, keyed)
     _failed_spans(ctx, run, keyed)
     _tool_json(ctx, run, keyed)
     keyed.sort(key=_FIRST)
-    agent = next(i for i, (order, _) in enumerate(keyed) if order[2] == 0)
-    return [data for _, data in keyed], agent
+    # (the one item that is the agent's: list.index tells it by identity first)
+    return list(map(_SECOND, keyed)), keyed.index(agent)
 
 
 #: What the first batch of spans writes beyond a comma before its first span (``,"spans":[``).
