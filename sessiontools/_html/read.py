@@ -401,8 +401,13 @@ REPORT_CUT_AT = 0.2
 
 #: The cut when genai-prices' answers were kept by an earlier run (``sessiontools._cost.kept``)
 #: and its compiled templates too: genai-prices is not loaded, nor the templates compiled, and
-#: this process has about 0.2 s less to do while the child reads.
-REPORT_CUT_AT_KEPT = 0.3
+#: this process has about 0.2 s less to do while the child reads. 0.3 until numpy's OpenBLAS
+#: got one thread (``sessiontools._main.one_blas_thread``): its other thread, started by this
+#: process's imports, took CPU from the child. Since, the command on the 100 MB log, two
+#: rounds of 8 and 12 shuffled runs, median (min) ms: 0.3 630.6 (541.2) and 714.2 (580.3);
+#: 0.35 582.0 (553.5) and 688.3 (548.4); 0.4 569.4 (503.6) and 625.7 (512.4); 0.45 589.8
+#: (501.0) and 641.3 (528.6).
+REPORT_CUT_AT_KEPT = 0.4
 
 
 class _ReportJob(Hooks):

@@ -26,7 +26,7 @@ from sessiontools import otlp_json
 from sessiontools._cli import output as _output
 from sessiontools._cli.main import cli, main
 from sessiontools._cli.output import _check_out, _temporary_prefix
-from tests.helpers import REPO, line, outcome, usage, user
+from tests.helpers import REPO, SESSIONS, line, outcome, usage, user
 from tests.logs import CRASH_AND_RESUME, ONE_TOOL
 from tests.otlp import spans
 
@@ -1278,3 +1278,68 @@ def test_an_empty_out_is_a_usage_error(
     assert result.stdout_bytes == b""
     assert os.listdir(here) == []
     assert log.read_bytes() == CRASH_AND_RESUME
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="threads counted in /proc")
+@pytest.mark.parametrize(
+    ("env", "threads"),
+    [({}, "1"), ({"OPENBLAS_NUM_THREADS": "2"}, "2"), ({"OMP_NUM_THREADS": "2"}, "2")],
+)
+def test_the_commands_give_openblas_one_thread_unless_told(
+    tmp_path: Path, env: dict[str, str], threads: str
+) -> None:
+    """The console script has numpy's OpenBLAS start one thread (the cost tables use no linear
+    algebra, and its idle threads took CPU the command's processes needed), unless the
+    environment names a number (``OPENBLAS_NUM_THREADS``, ``GOTO_NUM_THREADS``,
+    ``OMP_NUM_THREADS``): the setting reaches numpy, and a user's is kept."""
+    report = tmp_path / "r.html"
+    seen = tmp_path / "seen"
+    # once the report is written (numpy loaded by the cost tables), what the process has
+    after = (
+        "import atexit, os\n"
+        "def seen():\n"
+        f"    open({str(seen)!r}, 'w').write(os.environ.get('OPENBLAS_NUM_THREADS', '-') + ' '"
+        " + str('numpy' in sys.modules))\n"
+        "atexit.register(seen)\n"
+    )
+    base = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
+    }
+    script = (
+        "import sys\n"
+        "import sessiontools._main as m\n" + after + "sys.argv = ['sessiontools', *sys.argv[1:]]\n"
+        "m.run()\n"
+    )
+    log = SESSIONS / "02_runs_anthropic_openai_cache.jsonl"
+    got = subprocess.run(
+        [sys.executable, "-c", script, "report", str(log), "--out", str(report)],
+        capture_output=True,
+        timeout=120,
+        cwd=REPO,
+        env={**base, **env},
+    )
+    assert got.returncode == 0, got.stderr
+    told = env.get("OPENBLAS_NUM_THREADS", "1" if not env else "-")
+    assert seen.read_text() == f"{told} True"
+    # and OpenBLAS takes it: numpy loaded after the setting starts no thread of its own
+    probe = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import os, sessiontools._main as m\n"
+            "m.one_blas_thread()\n"
+            "import numpy\n"
+            "print(len(os.listdir('/proc/self/task')))",
+        ],
+        capture_output=True,
+        timeout=60,
+        env={**base, **env},
+        check=True,
+    )
+    assert probe.stdout.strip() == (b"1" if not env else str(min(int(threads), _cores())).encode())
+
+
+def _cores() -> int:
+    return len(os.sched_getaffinity(0))
