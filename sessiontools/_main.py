@@ -49,13 +49,13 @@ def run() -> NoReturn:
 def one_blas_thread() -> None:
     """One OpenBLAS thread for the commands, unless the environment says how many
     (``OPENBLAS_NUM_THREADS``, ``GOTO_NUM_THREADS`` or ``OMP_NUM_THREADS``, read by OpenBLAS
-    when numpy loads it). The cost tables use
-    numpy but no linear algebra; by default numpy's OpenBLAS starts a thread per core, whose
-    waiting took 5.8% of ``sessiontools report``'s samples on a 100 MB log (``perf``), CPU the
-    command's two processes needed: its median CPU time went from 0.887 to 0.831 s and its
-    wall time from 0.623 to 0.580 s (12 shuffled runs each, 2 cores; benchmarks/README.md,
-    "One OpenBLAS thread"). Set here, the setting also reaches what the command starts
-    (a local Dask cluster's workers), which run the same code."""
+    when numpy loads it). The cost tables use numpy but no linear algebra; by default numpy's
+    OpenBLAS starts a thread per core, whose waiting took 5.8% of ``sessiontools report``'s
+    samples on a 100 MB log (``perf``), CPU the command's two processes needed: its median CPU
+    time went from 0.887 to 0.831 s and its wall time from 0.623 to 0.580 s (12 shuffled runs
+    each, 2 cores; benchmarks/README.md, "One OpenBLAS thread"). Set here, the setting also
+    reaches what the command starts (a local Dask cluster's workers), which run the same
+    code."""
     if not any(name in os.environ for name in _BLAS_THREADS):
         os.environ["OPENBLAS_NUM_THREADS"] = "1"
 

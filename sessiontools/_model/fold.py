@@ -166,7 +166,7 @@ class _RunFold:
         self.start = start
         self.start_labels = labels  # what the session held as the run started
         # the run's last entry so far: its seq, time and offset, and whether it is a retried
-        # model_error (the next call starts its wait_ms later: ``_wait_ns``)
+        # model_error (the next call starts its wait_ms later: ``_call_start``)
         self.last = start
         self.turns: list[Turn] = []
         self.failed: list[FailedCall] = []

@@ -625,27 +625,22 @@ class Envelope:
     def __init__(self, write: Callable[[bytes], object], service_name: str) -> None:
         self._write = write
         self._batch: list[bytes] = []
-        # the bytes the batch will write: each span with a comma before it, the first batch's
-        # ',"spans":[' 9 more
-        self._held = _SPANS_KEY_EXTRA
+        self._held = 0  # the batch's spans' bytes, each with a comma before it
         self._first = True
         resource = b'{"attributes":[' + _fragment(("service.name", service_name)) + b"]}"
         scope = orjson.dumps({"name": "sessiontools", "version": __version__})
         write(b'{"resourceSpans":[{"resource":' + resource + b',"scopeSpans":[{"scope":' + scope)
 
     def spans(self, spans: Iterable[Span]) -> None:
-        batch = self._batch
         for span in spans:
-            data = _span_json(span)
-            if self._held + len(data) + 1 > WRITE_BYTES:
-                self._flush()
-            batch.append(data)
-            self._held += len(data) + 1  # with its comma
+            self.encoded([_span_json(span)])
 
     def encoded(self, spans: list[bytes]) -> None:
-        """Spans already written as OTLP/JSON (``run_json``)."""
+        """Spans already written as OTLP/JSON (``run_json``): added to the batch, which is
+        written first if they would take it past ``WRITE_BYTES``."""
         size = sum(map(len, spans)) + len(spans)  # with their commas
-        if self._held + size > WRITE_BYTES:
+        room = WRITE_BYTES - _SPANS_KEY_EXTRA if self._first else WRITE_BYTES
+        if self._held + size > room:
             self._flush()
         self._batch += spans
         self._held += size
@@ -663,7 +658,6 @@ class Envelope:
             self._flush()
             self._write(b',"spans":[' + data[1:] if self._first else data)
             self._first = False
-            self._held = 0
 
     def close(self) -> None:
         self._flush()
